@@ -1,0 +1,114 @@
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+# pgrptrace: build, test, install. `make help` lists the targets.
+
+OUTPUT		:= .output
+ARCH		?= $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+CLANG		?= clang
+BPFTOOL		?= bpftool
+CC		?= gcc
+PKG_CONFIG	?= pkg-config
+prefix		?= /usr/local
+sbindir		?= $(prefix)/sbin
+mandir		?= $(prefix)/share/man
+DESTDIR		?=
+
+VMLINUX_H	:= vmlinux/$(ARCH)/vmlinux.h
+BPF_SRCS	:= $(wildcard bpf/*.bpf.c)
+BPF_OBJS	:= $(patsubst bpf/%.bpf.c,$(OUTPUT)/bpf/%.bpf.o,$(BPF_SRCS))
+BPF_LINKED	:= $(OUTPUT)/pgrptrace.bpf.o
+SKEL		:= $(OUTPUT)/pgrptrace.skel.h
+USER_SRCS	:= $(wildcard user/*.c)
+USER_OBJS	:= $(patsubst user/%.c,$(OUTPUT)/user/%.o,$(USER_SRCS))
+LIB_OBJS	:= $(filter-out $(OUTPUT)/user/main.o,$(USER_OBJS))
+
+WARNINGS	:= -Wall -Wextra -Werror -Wshadow -Wmissing-prototypes \
+		   -Wstrict-prototypes -Wundef -Wno-unused-parameter
+CFLAGS		?= -g -O2
+ALL_CFLAGS	:= $(CFLAGS) $(WARNINGS) -std=gnu11 -D_GNU_SOURCE -MMD -MP \
+		   -Ibpf -Iuser -I$(OUTPUT) $(EXTRA_CFLAGS)
+LIBS		:= $(shell $(PKG_CONFIG) --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz)
+ALL_LDFLAGS	:= $(LDFLAGS) $(EXTRA_LDFLAGS)
+BPF_CFLAGS	:= -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
+		   -Ivmlinux/$(ARCH) -Ibpf -MMD -MP
+
+# Packages a fresh Debian 12 needs: to build, and to test.
+BUILD_PKGS	:= make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config
+TEST_PKGS	:= libcmocka-dev libjansson-dev python3 perl util-linux procps
+
+ifeq ($(V),1)
+Q :=
+msg :=
+else
+Q := @
+msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
+endif
+
+.DELETE_ON_ERROR:
+.PHONY: all bpf clean deps deps-test run check test unit integration install vmlinux help
+
+all: pgrptrace
+
+help:
+	@echo 'make            build ./pgrptrace (needs the build packages)'
+	@echo 'make run        install missing packages, build, and trace (root)'
+	@echo 'make check      install missing packages, build, and run every test'
+	@echo 'make bpf        build only the BPF object (ARCH=x86|arm64)'
+	@echo 'make vmlinux    regenerate vmlinux/$$(ARCH)/vmlinux.h from this kernel'
+	@echo 'make install    install to $$(DESTDIR)$$(prefix)'
+	@echo 'V=1             show full commands'
+
+$(OUTPUT) $(OUTPUT)/bpf $(OUTPUT)/user $(OUTPUT)/tests:
+	$(Q)mkdir -p $@
+
+$(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c $(VMLINUX_H) | $(OUTPUT)/bpf
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(BPF_LINKED): $(BPF_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(BPFTOOL) gen object $@ $^
+
+bpf: $(BPF_LINKED)
+
+$(SKEL): $(BPF_LINKED)
+	$(call msg,SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name pgrptrace_bpf > $@
+
+# Every user object may include the skeleton through loader.h.
+$(OUTPUT)/user/%.o: user/%.c $(SKEL) | $(OUTPUT)/user
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+pgrptrace: $(USER_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $^ $(ALL_LDFLAGS) $(LIBS) -o $@
+
+vmlinux:
+	$(call msg,GEN,$(VMLINUX_H))
+	$(Q)mkdir -p vmlinux/$(ARCH)
+	$(Q)$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $(VMLINUX_H).tmp
+	$(Q)mv $(VMLINUX_H).tmp $(VMLINUX_H)
+
+# Install what is missing with apt-get; a no-op when all is there.
+deps:
+	$(Q)PKGS="$(BUILD_PKGS)" tests/install-deps.sh
+
+deps-test:
+	$(Q)PKGS="$(BUILD_PKGS) $(TEST_PKGS)" tests/install-deps.sh
+
+run: deps
+	$(Q)$(MAKE) --no-print-directory pgrptrace
+	./pgrptrace $(ARGS)
+
+include tests/tests.mk
+
+install: pgrptrace
+	$(call msg,INSTALL,$(DESTDIR)$(sbindir)/pgrptrace)
+	$(Q)install -D -m 0755 pgrptrace $(DESTDIR)$(sbindir)/pgrptrace
+	$(Q)install -D -m 0644 docs/pgrptrace.8 $(DESTDIR)$(mandir)/man8/pgrptrace.8
+
+clean:
+	$(call msg,CLEAN,)
+	$(Q)rm -rf $(OUTPUT) pgrptrace
+
+-include $(wildcard $(OUTPUT)/bpf/*.d $(OUTPUT)/user/*.d $(OUTPUT)/tests/*.d)

@@ -1,0 +1,220 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* Maps, load-time settings and helpers shared by every pgrptrace program. */
+#ifndef __COMMON_BPF_H
+#define __COMMON_BPF_H
+
+#include <vmlinux.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_tracing.h>
+#include "pgrptrace.h"
+#include "core_fixes.bpf.h"
+
+#define SIGNAL_GROUP_EXIT	0x00000004	/* include/linux/sched/signal.h */
+#define PGT_MAX_PIDNS_LEVEL	32		/* MAX_PID_NS_LEVEL */
+
+/*
+ * Every object linked into pgrptrace.bpf.o includes this header: its maps and
+ * globals are __weak so the static linker merges them into one.
+ */
+
+/* Load-time settings, written by user space before load. */
+const volatile __u32 self_tgid __weak = 0;		/* the tracer: never reported */
+const volatile bool filter_enabled __weak = false;	/* report only "traced" tgids */
+const volatile __u64 wakeup_bytes __weak = 0;		/* wake user space past this; 0: always */
+
+/* The one channel to user space. Sized by user space before load. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 22);
+} events __weak SEC(".maps");
+
+/* Failed ring-buffer reserves, per record type. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, PGT_TYPE_MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} drops __weak SEC(".maps");
+
+/* Counters that are not drops: enum pgt_stat. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, PGT_STAT_MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} stats __weak SEC(".maps");
+
+/*
+ * Processes (tgids) to report when filter_enabled: seeded by user space,
+ * grown at fork, shrunk at exit. A plain hash, not an LRU: an evicted entry
+ * would silently stop tracing a process.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u32);
+	__type(value, __u8);
+} traced __weak SEC(".maps");
+
+/* The next sequence number; taken before the reserve so a drop leaves a gap. */
+__u64 seq_next __weak = 0;
+
+static __always_inline void stat_inc(__u32 idx)
+{
+	__u64 *v = bpf_map_lookup_elem(&stats, &idx);
+
+	if (v)
+		*v += 1;
+}
+
+static __always_inline bool tgid_wanted(__u32 tgid)
+{
+	if (tgid == self_tgid)
+		return false;
+	if (!filter_enabled)
+		return true;
+	return bpf_map_lookup_elem(&traced, &tgid) != NULL;
+}
+
+/*
+ * Reserve a zeroed record of a constant size and fill its header. The
+ * sequence number is consumed even when the reserve fails, so that user space
+ * sees the gap as well as the counter.
+ */
+static __always_inline void *pgt_reserve(__u16 type, __u32 size)
+{
+	__u64 seq = __sync_fetch_and_add(&seq_next, 1);
+	struct pgt_hdr *h;
+	__u32 key = type;
+
+	h = bpf_ringbuf_reserve(&events, size, 0);
+	if (!h) {
+		__u64 *v = bpf_map_lookup_elem(&drops, &key);
+
+		if (v)
+			*v += 1;
+		return NULL;
+	}
+	__builtin_memset(h, 0, size);
+	h->seq = seq;
+	h->type = type;
+	h->size = size;
+	h->ts_ns = bpf_ktime_get_boot_ns();
+	h->cpu = bpf_get_smp_processor_id();
+	return h;
+}
+
+/*
+ * Submit, waking the consumer only once enough data is pending: per-event
+ * wakeups cost the traced task an IPI each. User space polls with a timeout,
+ * so nothing waits longer than that.
+ */
+static __always_inline void pgt_submit(void *rec)
+{
+	__u64 flags = 0;
+
+	if (wakeup_bytes &&
+	    bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) < wakeup_bytes)
+		flags = BPF_RB_NO_WAKEUP;
+	bpf_ringbuf_submit(rec, flags);
+}
+
+/* pid_nr(): the number of a struct pid in the initial namespace. */
+static __always_inline __u32 pid_nr0(struct pid *pid)
+{
+	if (!pid)
+		return 0;
+	return BPF_CORE_READ(pid, numbers[0].nr);
+}
+
+/* The upid of @pid at its own deepest level: the namespace it lives in. */
+static __always_inline void pid_own_level(struct pid *pid, __u32 *nr, __u64 *ns_ino)
+{
+	unsigned int level;
+	struct upid up;
+
+	*nr = 0;
+	*ns_ino = 0;
+	if (!pid)
+		return;
+	level = BPF_CORE_READ(pid, level);
+	if (level >= PGT_MAX_PIDNS_LEVEL)
+		return;
+	if (bpf_core_read(&up, sizeof(up), &pid->numbers[level]))
+		return;
+	*nr = up.nr;
+	if (up.ns)
+		*ns_ino = BPF_CORE_READ(up.ns, ns.inum);
+}
+
+/* new_encode_dev(), the encoding of /proc/PID/stat's tty_nr. */
+static __always_inline __u32 encode_dev(__u32 major, __u32 minor)
+{
+	return (minor & 0xff) | (major << 8) | ((minor & ~0xffU) << 12);
+}
+
+static __always_inline void read_tty(struct tty_struct *tty, __u32 *tty_nr, char *name)
+{
+	struct tty_driver *drv;
+	__u32 major, minor;
+
+	if (!tty)
+		return;
+	drv = BPF_CORE_READ(tty, driver);
+	major = BPF_CORE_READ(drv, major);
+	minor = BPF_CORE_READ(drv, minor_start) + BPF_CORE_READ(tty, index);
+	*tty_nr = encode_dev(major, minor);
+	bpf_probe_read_kernel_str(name, PGT_TTY_LEN, &tty->name);
+}
+
+static __always_inline void fill_grp(struct pgt_grp *g, struct task_struct *t)
+{
+	struct signal_struct *sig = BPF_CORE_READ(t, signal);
+
+	g->pgid = pid_nr0(BPF_CORE_READ(sig, pids[pidtype_pgid()]));
+	g->sid = pid_nr0(BPF_CORE_READ(sig, pids[pidtype_sid()]));
+	read_tty(BPF_CORE_READ(sig, tty), &g->tty_nr, g->tty);
+}
+
+/* Everything a record says about one process, read from any of its threads. */
+static __always_inline void fill_proc(struct pgt_proc *p, struct task_struct *t)
+{
+	struct signal_struct *sig = BPF_CORE_READ(t, signal);
+	struct tty_struct *tty;
+	__u64 ns_ino;
+	__u32 nr;
+
+	p->pid = BPF_CORE_READ(t, tgid);
+	p->tid = BPF_CORE_READ(t, pid);
+	p->ppid = BPF_CORE_READ(t, real_parent, tgid);
+	p->pgid = pid_nr0(BPF_CORE_READ(sig, pids[pidtype_pgid()]));
+	p->sid = pid_nr0(BPF_CORE_READ(sig, pids[pidtype_sid()]));
+	p->uid = BPF_CORE_READ(t, real_cred, uid.val);
+	p->start_ns = task_start_boottime(BPF_CORE_READ(t, group_leader));
+	if (!task_audit(t, &p->auid, &p->ses)) {
+		p->auid = PGT_ID_UNSET;
+		p->ses = PGT_ID_UNSET;
+		p->flags |= PGT_F_NO_AUDIT;
+	}
+	pid_own_level(BPF_CORE_READ(sig, pids[pidtype_tgid()]), &nr, &ns_ino);
+	p->ns_pid = nr;
+	p->pidns_ino = ns_ino;
+
+	tty = BPF_CORE_READ(sig, tty);
+	if (tty) {
+		p->flags |= PGT_F_HAS_TTY;
+		read_tty(tty, &p->tty_nr, p->tty);
+	}
+	if (BPF_CORE_READ(sig, leader))
+		p->flags |= PGT_F_SESSION_LEADER;
+	if (BPF_CORE_READ_BITFIELD_PROBED(sig, is_child_subreaper))
+		p->flags |= PGT_F_IS_SUBREAPER;
+	if (BPF_CORE_READ_BITFIELD_PROBED(sig, has_child_subreaper))
+		p->flags |= PGT_F_HAS_SUBREAPER;
+	if (p->pid == p->pgid)
+		p->flags |= PGT_F_GROUP_LEADER;
+	bpf_probe_read_kernel_str(p->comm, sizeof(p->comm), &t->comm);
+}
+
+#endif /* __COMMON_BPF_H */

@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The record ABI shared by the BPF programs and user space.
+ *
+ * Rules: fixed-width types only, largest fields first, explicit padding, and a
+ * size assertion on every struct, so that both compilers lay the records out
+ * the same way. BPF sends raw kernel values; user space decodes them.
+ */
+#ifndef __PGRPTRACE_H
+#define __PGRPTRACE_H
+
+#define PGT_COMM_LEN		16
+#define PGT_TTY_LEN		16
+#define PGT_PATH_LEN		256
+
+/* Record types; also the index into the per-type drop counters. */
+enum pgt_type {
+	PGT_FORK = 1,
+	PGT_EXEC,
+	PGT_EXIT,
+	PGT_SETSID,
+	PGT_SETPGID,
+	PGT_SUBREAPER,
+	PGT_TYPE_MAX,
+};
+
+/* Indices of the global counters in the "stats" map, besides drops. */
+enum pgt_stat {
+	PGT_STAT_THREADS = 0,	/* threads created (counted, not reported) */
+	PGT_STAT_SEQ_TAKEN,	/* sequence numbers handed out */
+	PGT_STAT_MAX,
+};
+
+/* proc.flags */
+#define PGT_F_SESSION_LEADER	(1U << 0)	/* signal->leader */
+#define PGT_F_IS_SUBREAPER	(1U << 1)	/* signal->is_child_subreaper */
+#define PGT_F_HAS_SUBREAPER	(1U << 2)	/* signal->has_child_subreaper */
+#define PGT_F_GROUP_LEADER	(1U << 3)	/* pid == pgid */
+#define PGT_F_HAS_TTY		(1U << 4)	/* signal->tty != NULL */
+#define PGT_F_NO_AUDIT		(1U << 5)	/* audit fields could not be read */
+
+#define PGT_ID_UNSET		0xffffffffU	/* loginuid/sessionid when unset */
+
+/* Common header, first in every record. */
+struct pgt_hdr {
+	__u64 ts_ns;		/* bpf_ktime_get_boot_ns() after reserve */
+	__u64 seq;		/* global sequence number, gaps mean loss */
+	__u16 type;		/* enum pgt_type */
+	__u16 size;		/* size of the whole record in bytes */
+	__u32 cpu;		/* CPU that produced the record */
+};
+_Static_assert(sizeof(struct pgt_hdr) == 24, "pgt_hdr size");
+
+/* Who a process is and where it stands, read from its task_struct. */
+struct pgt_proc {
+	__u64 start_ns;		/* task->start_boottime: identity with tgid */
+	__u64 pidns_ino;	/* inode number of the task's pid namespace */
+	__u32 pid;		/* tgid, init-namespace number */
+	__u32 tid;		/* thread id, init-namespace number */
+	__u32 ppid;		/* real_parent->tgid */
+	__u32 pgid;		/* signal->pids[PIDTYPE_PGID] */
+	__u32 sid;		/* signal->pids[PIDTYPE_SID] */
+	__u32 uid;		/* real uid */
+	__u32 auid;		/* audit loginuid, PGT_ID_UNSET when unset */
+	__u32 ses;		/* audit session id, PGT_ID_UNSET when unset */
+	__u32 ns_pid;		/* tgid as seen in its own pid namespace */
+	__u32 tty_nr;		/* ctty as in /proc/PID/stat field 7, 0 if none */
+	__u32 flags;		/* PGT_F_* */
+	__u32 __pad;
+	char tty[PGT_TTY_LEN];	/* tty->name, e.g. "pts3" */
+	char comm[PGT_COMM_LEN];	/* task->comm, untrusted bytes */
+};
+_Static_assert(sizeof(struct pgt_proc) == 96, "pgt_proc size");
+
+struct pgt_fork {
+	struct pgt_hdr hdr;
+	struct pgt_proc proc;	/* the forking process */
+	struct pgt_proc child;	/* the new process */
+	__u64 clone_flags;	/* 0 where the hook cannot see them */
+};
+_Static_assert(sizeof(struct pgt_fork) == 24 + 96 * 2 + 8, "pgt_fork size");
+
+struct pgt_exec {
+	struct pgt_hdr hdr;
+	struct pgt_proc proc;	/* after exec */
+	__u32 old_tid;		/* tid that called exec (differs: non-leader) */
+	__u32 __pad;
+	char filename[PGT_PATH_LEN];	/* bprm->filename */
+};
+_Static_assert(sizeof(struct pgt_exec) == 24 + 96 + 8 + 256, "pgt_exec size");
+
+struct pgt_exit {
+	struct pgt_hdr hdr;
+	struct pgt_proc proc;	/* the last thread of the process */
+	__u32 status;		/* raw wait status as wait(2) will report it */
+	__u32 nr_threads;	/* threads at the time the group died */
+};
+_Static_assert(sizeof(struct pgt_exit) == 24 + 96 + 8, "pgt_exit size");
+
+/* What a setsid or setpgid changed: pgid, sid and ctty before or after. */
+struct pgt_grp {
+	__u32 pgid;
+	__u32 sid;
+	__u32 tty_nr;
+	__u32 __pad;
+	char tty[PGT_TTY_LEN];
+};
+_Static_assert(sizeof(struct pgt_grp) == 32, "pgt_grp size");
+
+struct pgt_setsid {
+	struct pgt_hdr hdr;
+	struct pgt_proc proc;	/* the caller, after the call */
+	struct pgt_grp old;	/* the caller before the call */
+	__s32 ret;		/* new sid, or -errno */
+	__u32 __pad;
+};
+_Static_assert(sizeof(struct pgt_setsid) == 24 + 96 + 32 + 8, "pgt_setsid size");
+
+struct pgt_setpgid {
+	struct pgt_hdr hdr;
+	struct pgt_proc proc;	/* the caller */
+	struct pgt_proc target;	/* the process whose group was set, after */
+	struct pgt_grp old;	/* the target before the call */
+	__s32 ret;		/* 0 or -errno */
+	__s32 arg_pid;		/* setpgid() arguments, caller's namespace */
+	__s32 arg_pgid;
+	__u32 target_found;	/* 1 if target was resolved */
+};
+_Static_assert(sizeof(struct pgt_setpgid) == 24 + 96 * 2 + 32 + 16, "pgt_setpgid size");
+
+struct pgt_subreaper {
+	struct pgt_hdr hdr;
+	struct pgt_proc proc;	/* the caller, after the call */
+	__s32 ret;		/* 0 or -errno */
+	__u32 enabled;		/* the prctl argument, as a boolean */
+};
+_Static_assert(sizeof(struct pgt_subreaper) == 24 + 96 + 8, "pgt_subreaper size");
+
+#endif /* __PGRPTRACE_H */

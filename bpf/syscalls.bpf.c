@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Group-changing syscalls: setsid, setpgid and prctl(PR_SET_CHILD_SUBREAPER).
+ *
+ * Each is a pair of per-syscall tracepoints: the enter side saves the state
+ * before the call (keyed by thread), the exit side reads the state after it
+ * and reports both. Per-syscall tracepoints fire only for their syscall,
+ * unlike raw_syscalls, which would run for every syscall on the machine.
+ * A program may read only the argument slots its syscall has: reading more
+ * makes the attach fail with EACCES.
+ */
+#include "common.bpf.h"
+
+#define PR_SET_CHILD_SUBREAPER	36
+
+extern struct task_struct *bpf_task_from_vpid(s32 vpid) __ksym;
+extern void bpf_task_release(struct task_struct *p) __ksym;
+
+/* State saved at syscall entry, read back at exit. */
+struct inflight {
+	struct pgt_grp old;	/* target's pgid/sid/tty before the call */
+	__s32 arg_pid;		/* setpgid pid, or prctl arg2 */
+	__s32 arg_pgid;		/* setpgid pgid */
+	__u32 found;		/* target resolved at entry */
+	__u32 kind;		/* enum pgt_type of the syscall in flight */
+};
+
+/* Per-thread syscall state; an LRU so that a missed exit cannot leak. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, struct inflight);
+} inflight SEC(".maps");
+
+static __always_inline __u32 cur_tid(void)
+{
+	return (__u32)bpf_get_current_pid_tgid();
+}
+
+static __always_inline __u32 cur_tgid(void)
+{
+	return bpf_get_current_pid_tgid() >> 32;
+}
+
+SEC("tp/syscalls/sys_enter_setsid")
+int sys_enter_setsid(void *ctx)
+{
+	struct inflight st = {};
+	__u32 tid = cur_tid();
+
+	if (!tgid_wanted(cur_tgid()))
+		return 0;
+	st.kind = PGT_SETSID;
+	fill_grp(&st.old, (struct task_struct *)bpf_get_current_task());
+	bpf_map_update_elem(&inflight, &tid, &st, BPF_ANY);
+	return 0;
+}
+
+SEC("tp/syscalls/sys_exit_setsid")
+int sys_exit_setsid(struct trace_event_raw_sys_exit *ctx)
+{
+	__u32 tid = cur_tid();
+	struct pgt_setsid *e;
+	struct inflight *st;
+
+	st = bpf_map_lookup_elem(&inflight, &tid);
+	if (!st || st->kind != PGT_SETSID)
+		return 0;
+	e = pgt_reserve(PGT_SETSID, sizeof(*e));
+	if (e) {
+		fill_proc(&e->proc, (struct task_struct *)bpf_get_current_task());
+		e->old = st->old;
+		e->ret = ctx->ret;
+		pgt_submit(e);
+	}
+	bpf_map_delete_elem(&inflight, &tid);
+	return 0;
+}
+
+/*
+ * setpgid(pid, pgid) may name a child of the caller. Both numbers are in the
+ * caller's pid namespace, so the target is resolved with bpf_task_from_vpid()
+ * rather than by comparing numbers.
+ */
+SEC("tp/syscalls/sys_enter_setpgid")
+int sys_enter_setpgid(struct trace_event_raw_sys_enter *ctx)
+{
+	struct inflight st = {};
+	struct task_struct *t;
+	__u32 tid = cur_tid();
+	__u32 ttgid;
+
+	st.kind = PGT_SETPGID;
+	st.arg_pid = (__s32)ctx->args[0];
+	st.arg_pgid = (__s32)ctx->args[1];
+	if (st.arg_pid == 0) {
+		if (!tgid_wanted(cur_tgid()))
+			return 0;
+		fill_grp(&st.old, (struct task_struct *)bpf_get_current_task());
+		st.found = 1;
+	} else {
+		t = bpf_task_from_vpid(st.arg_pid);
+		if (t) {
+			ttgid = BPF_CORE_READ(t, tgid);
+			fill_grp(&st.old, t);
+			bpf_task_release(t);
+			st.found = 1;
+			if (!tgid_wanted(cur_tgid()) && !tgid_wanted(ttgid))
+				return 0;
+		} else if (!tgid_wanted(cur_tgid())) {
+			return 0;
+		}
+	}
+	bpf_map_update_elem(&inflight, &tid, &st, BPF_ANY);
+	return 0;
+}
+
+SEC("tp/syscalls/sys_exit_setpgid")
+int sys_exit_setpgid(struct trace_event_raw_sys_exit *ctx)
+{
+	struct task_struct *cur = (struct task_struct *)bpf_get_current_task();
+	struct pgt_setpgid *e;
+	struct inflight *st;
+	struct task_struct *t;
+	__u32 tid = cur_tid();
+
+	st = bpf_map_lookup_elem(&inflight, &tid);
+	if (!st || st->kind != PGT_SETPGID)
+		return 0;
+	e = pgt_reserve(PGT_SETPGID, sizeof(*e));
+	if (!e)
+		goto out;
+	fill_proc(&e->proc, cur);
+	e->old = st->old;
+	e->ret = ctx->ret;
+	e->arg_pid = st->arg_pid;
+	e->arg_pgid = st->arg_pgid;
+	if (st->arg_pid == 0) {
+		fill_proc(&e->target, cur);
+		e->target_found = 1;
+	} else {
+		t = bpf_task_from_vpid(st->arg_pid);
+		if (t) {
+			fill_proc(&e->target, t);
+			bpf_task_release(t);
+			e->target_found = 1;
+		}
+	}
+	pgt_submit(e);
+out:
+	bpf_map_delete_elem(&inflight, &tid);
+	return 0;
+}
+
+SEC("tp/syscalls/sys_enter_prctl")
+int sys_enter_prctl(struct trace_event_raw_sys_enter *ctx)
+{
+	struct inflight st = {};
+	__u32 tid = cur_tid();
+
+	if (ctx->args[0] != PR_SET_CHILD_SUBREAPER)
+		return 0;
+	if (!tgid_wanted(cur_tgid()))
+		return 0;
+	st.kind = PGT_SUBREAPER;
+	st.arg_pid = ctx->args[1] != 0;
+	bpf_map_update_elem(&inflight, &tid, &st, BPF_ANY);
+	return 0;
+}
+
+SEC("tp/syscalls/sys_exit_prctl")
+int sys_exit_prctl(struct trace_event_raw_sys_exit *ctx)
+{
+	__u32 tid = cur_tid();
+	struct pgt_subreaper *e;
+	struct inflight *st;
+
+	st = bpf_map_lookup_elem(&inflight, &tid);
+	if (!st || st->kind != PGT_SUBREAPER)
+		return 0;
+	e = pgt_reserve(PGT_SUBREAPER, sizeof(*e));
+	if (e) {
+		fill_proc(&e->proc, (struct task_struct *)bpf_get_current_task());
+		e->ret = ctx->ret;
+		e->enabled = st->arg_pid;
+		pgt_submit(e);
+	}
+	bpf_map_delete_elem(&inflight, &tid);
+	return 0;
+}

@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include "decode.h"
+
+static const size_t record_size[PGT_TYPE_MAX] = {
+	[PGT_FORK] = sizeof(struct pgt_fork),
+	[PGT_EXEC] = sizeof(struct pgt_exec),
+	[PGT_EXIT] = sizeof(struct pgt_exit),
+	[PGT_SETSID] = sizeof(struct pgt_setsid),
+	[PGT_SETPGID] = sizeof(struct pgt_setpgid),
+	[PGT_SUBREAPER] = sizeof(struct pgt_subreaper),
+};
+
+static const char *const type_name[PGT_TYPE_MAX] = {
+	[PGT_FORK] = "fork",
+	[PGT_EXEC] = "exec",
+	[PGT_EXIT] = "exit",
+	[PGT_SETSID] = "setsid",
+	[PGT_SETPGID] = "setpgid",
+	[PGT_SUBREAPER] = "subreaper",
+};
+
+int decode__record(const void *data, size_t size, struct pgt_event *ev)
+{
+	const struct pgt_hdr *h = data;
+
+	if (!data || size < sizeof(*h))
+		return -EINVAL;
+	if (h->type == 0 || h->type >= PGT_TYPE_MAX)
+		return -EINVAL;
+	if (h->size != record_size[h->type] || size < h->size)
+		return -EINVAL;
+	ev->hdr = h;
+	ev->raw = data;
+	return 0;
+}
+
+const char *decode__type_name(unsigned int type)
+{
+	if (type == 0 || type >= PGT_TYPE_MAX)
+		return NULL;
+	return type_name[type];
+}
+
+void decode__exit_status(__u32 status, struct exit_info *out)
+{
+	memset(out, 0, sizeof(*out));
+	if ((status & 0x7f) == 0) {
+		out->exited = true;
+		out->code = (status >> 8) & 0xff;
+	} else {
+		out->signal = status & 0x7f;
+		out->core = status & 0x80;
+	}
+}
+
+const char *decode__signame(int sig, char *buf, size_t len)
+{
+	const char *abbrev;
+
+	if (sig >= SIGRTMIN && sig <= SIGRTMAX) {
+		if (sig == SIGRTMIN)
+			snprintf(buf, len, "SIGRTMIN");
+		else
+			snprintf(buf, len, "SIGRTMIN+%d", sig - SIGRTMIN);
+		return buf;
+	}
+	abbrev = sigabbrev_np(sig);
+	if (abbrev)
+		snprintf(buf, len, "SIG%s", abbrev);
+	else
+		snprintf(buf, len, "SIG%d", sig);
+	return buf;
+}
+
+const char *decode__errname(int err, char *buf, size_t len)
+{
+	const char *name = strerrorname_np(err);
+
+	if (name)
+		return name;
+	snprintf(buf, len, "E%d", err);
+	return buf;
+}
+
+void decode__tty_dev(__u32 tty_nr, unsigned int *major, unsigned int *minor)
+{
+	*major = (tty_nr >> 8) & 0xfff;
+	*minor = (tty_nr & 0xff) | ((tty_nr >> 12) & 0xfff00);
+}
+
+bool decode__tty_name(const char *kname, __u32 tty_nr, char *buf, size_t len)
+{
+	unsigned int major, minor;
+	size_t n = strnlen(kname, PGT_TTY_LEN);
+
+	if (tty_nr == 0 && n == 0)
+		return false;
+	decode__tty_dev(tty_nr, &major, &minor);
+	/* Unix98 pty slaves: majors 136..143 (UNIX98_PTY_SLAVE_MAJOR). */
+	if (major >= 136 && major <= 143) {
+		snprintf(buf, len, "pts/%u", (major - 136) * 256 + minor);
+		return true;
+	}
+	if (n == 0) {
+		snprintf(buf, len, "%u:%u", major, minor);
+		return true;
+	}
+	snprintf(buf, len, "%.*s", (int)n, kname);
+	return true;
+}
+
+static __u64 boot_hash = 0xcbf29ce484222325ULL;
+
+static __u64 fnv1a(__u64 h, const void *data, size_t len)
+{
+	const unsigned char *p = data;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		h ^= p[i];
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+void decode__set_boot_id(const char *boot_id)
+{
+	boot_hash = fnv1a(0xcbf29ce484222325ULL, boot_id, strlen(boot_id));
+}
+
+int decode__init_boot_id(void)
+{
+	char id[64] = "";
+	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "re");
+
+	if (!f)
+		return -errno;
+	if (!fgets(id, sizeof(id), f)) {
+		fclose(f);
+		return -EIO;
+	}
+	fclose(f);
+	id[strcspn(id, "\n")] = '\0';
+	decode__set_boot_id(id);
+	return 0;
+}
+
+void decode__entity_id(__u32 tgid, __u64 start_ns, char buf[17])
+{
+	__u64 h = fnv1a(boot_hash, &tgid, sizeof(tgid));
+
+	h = fnv1a(h, &start_ns, sizeof(start_ns));
+	snprintf(buf, 17, "%016llx", (unsigned long long)h);
+}

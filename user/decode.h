@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* Raw ring-buffer records: validation, and decoding of raw kernel values. */
+#ifndef __DECODE_H
+#define __DECODE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/types.h>
+#include "pgrptrace.h"
+
+/* A validated record; the pointers alias the ring-buffer memory. */
+struct pgt_event {
+	const struct pgt_hdr *hdr;
+	union {
+		const void *raw;
+		const struct pgt_fork *fork;
+		const struct pgt_exec *exec;
+		const struct pgt_exit *exit;
+		const struct pgt_setsid *setsid;
+		const struct pgt_setpgid *setpgid;
+		const struct pgt_subreaper *subreaper;
+	};
+};
+
+/* What wait(2) would say about a raw exit status. */
+struct exit_info {
+	bool exited;	/* normal exit: code is valid */
+	int code;	/* WEXITSTATUS */
+	int signal;	/* WTERMSIG, 0 if none */
+	bool core;	/* WCOREDUMP */
+};
+
+/* Validate @size bytes at @data as one record. Returns 0 or -EINVAL. */
+int decode__record(const void *data, size_t size, struct pgt_event *ev);
+
+void decode__exit_status(__u32 status, struct exit_info *out);
+
+/* "SIGSEGV", "SIGRTMIN+3"; @buf must hold 16 bytes. */
+const char *decode__signame(int sig, char *buf, size_t len);
+
+/* "EPERM"; @buf must hold 16 bytes for unknown numbers ("E123"). */
+const char *decode__errname(int err, char *buf, size_t len);
+
+/* "fork", "exec", ...; NULL for an unknown type. */
+const char *decode__type_name(unsigned int type);
+
+/*
+ * Controlling tty name as ps(1) shows it ("pts/3", "tty1", "ttyS0"), from the
+ * kernel's tty->name and tty_nr. Returns false when there is no tty.
+ */
+bool decode__tty_name(const char *kname, __u32 tty_nr, char *buf, size_t len);
+
+/* Major and minor number of an encoded tty_nr (new_encode_dev()). */
+void decode__tty_dev(__u32 tty_nr, unsigned int *major, unsigned int *minor);
+
+/*
+ * Boot identity for entity ids: read from /proc/sys/kernel/random/boot_id,
+ * or set explicitly by tests. Returns 0 or -errno.
+ */
+int decode__init_boot_id(void);
+void decode__set_boot_id(const char *boot_id);
+
+/* A stable id for a process: hash of (boot id, tgid, start time); 16 hex digits. */
+void decode__entity_id(__u32 tgid, __u64 start_ns, char buf[17]);
+
+#endif /* __DECODE_H */

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* The two output formats: aligned text lines and JSON Lines (schema 1). */
+#ifndef __FORMAT_H
+#define __FORMAT_H
+
+#include <linux/types.h>
+#include "decode.h"
+#include "sbuf.h"
+
+#define PGT_SCHEMA_VERSION	1
+
+struct fmt_ctx {
+	__s64 boot_to_real_ns;	/* CLOCK_REALTIME - CLOCK_BOOTTIME at start */
+	bool utc;		/* text mode: UTC instead of local time */
+};
+
+/* Losses seen since the previous lost record. */
+struct lost_info {
+	__u64 by_type[PGT_TYPE_MAX];	/* failed reserves per record type */
+	__u64 total;			/* events known to be missing */
+	__u64 from_ns, to_ns;		/* boot-time window of the loss */
+};
+
+/* "2026-12-03T09:40:01.123456789Z" from a boot-time stamp. */
+void fmt__rfc3339(const struct fmt_ctx *fc, __u64 boot_ns, char *buf, size_t len);
+
+void json__event(struct sbuf *sb, const struct fmt_ctx *fc, const struct pgt_event *ev);
+void json__lost(struct sbuf *sb, const struct fmt_ctx *fc, const struct lost_info *li);
+
+void text__header(struct sbuf *sb);
+void text__event(struct sbuf *sb, const struct fmt_ctx *fc, const struct pgt_event *ev);
+void text__lost(struct sbuf *sb, const struct fmt_ctx *fc, const struct lost_info *li);
+
+#endif /* __FORMAT_H */

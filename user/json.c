@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* JSON Lines, schema 1: see docs/events.md. */
+#include <stdio.h>
+#include <time.h>
+#include "format.h"
+
+void fmt__rfc3339(const struct fmt_ctx *fc, __u64 boot_ns, char *buf, size_t len)
+{
+	__s64 real = (__s64)boot_ns + fc->boot_to_real_ns;
+	time_t secs = real / 1000000000LL;
+	long nsec = real % 1000000000LL;
+	struct tm tm;
+	char date[32];
+
+	if (nsec < 0) {
+		nsec += 1000000000L;
+		secs -= 1;
+	}
+	gmtime_r(&secs, &tm);
+	strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(buf, len, "%s.%09ldZ", date, nsec);
+}
+
+/* "name":"value" with "name_hex" added when the bytes were not UTF-8. */
+static void json_untrusted(struct sbuf *sb, const char *key, const char *s, size_t max)
+{
+	sbuf__printf(sb, "\"%s\":", key);
+	if (sbuf__put_json_str(sb, s, max)) {
+		sbuf__printf(sb, ",\"%s_hex\":", key);
+		sbuf__put_json_hex(sb, s, max);
+	}
+}
+
+static void json_id_or_null(struct sbuf *sb, const char *key, __u32 v)
+{
+	if (v == PGT_ID_UNSET)
+		sbuf__printf(sb, "\"%s\":null", key);
+	else
+		sbuf__printf(sb, "\"%s\":%u", key, v);
+}
+
+static void json_tty(struct sbuf *sb, const char *kname, __u32 tty_nr)
+{
+	unsigned int major, minor;
+	char name[32];
+
+	if (!decode__tty_name(kname, tty_nr, name, sizeof(name))) {
+		sbuf__puts(sb, "\"tty\":null,\"tty_dev\":null");
+		return;
+	}
+	decode__tty_dev(tty_nr, &major, &minor);
+	sbuf__puts(sb, "\"tty\":");
+	sbuf__put_json_str(sb, name, sizeof(name));
+	sbuf__printf(sb, ",\"tty_dev\":{\"major\":%u,\"minor\":%u}", major, minor);
+}
+
+static void json_proc(struct sbuf *sb, const char *key, const struct pgt_proc *p)
+{
+	char eid[17];
+
+	decode__entity_id(p->pid, p->start_ns, eid);
+	sbuf__printf(sb, "\"%s\":{\"pid\":%u,\"tid\":%u,\"ppid\":%u,\"pgid\":%u,\"sid\":%u,",
+		     key, p->pid, p->tid, p->ppid, p->pgid, p->sid);
+	json_tty(sb, p->tty, p->tty_nr);
+	sbuf__printf(sb, ",\"uid\":%u,", p->uid);
+	json_id_or_null(sb, "auid", p->auid);
+	sbuf__putc(sb, ',');
+	json_id_or_null(sb, "ses", p->ses);
+	sbuf__putc(sb, ',');
+	json_untrusted(sb, "comm", p->comm, sizeof(p->comm));
+	sbuf__printf(sb, ",\"start_ns\":%llu,\"entity_id\":\"%s\",\"ns_pid\":%u,\"pidns\":%llu,"
+			 "\"session_leader\":%s,\"group_leader\":%s,\"subreaper\":%s}",
+		     (unsigned long long)p->start_ns, eid, p->ns_pid,
+		     (unsigned long long)p->pidns_ino,
+		     p->flags & PGT_F_SESSION_LEADER ? "true" : "false",
+		     p->flags & PGT_F_GROUP_LEADER ? "true" : "false",
+		     p->flags & PGT_F_IS_SUBREAPER ? "true" : "false");
+}
+
+static void json_grp(struct sbuf *sb, const char *key, __u32 pgid, __u32 sid, const char *tty,
+		     __u32 tty_nr)
+{
+	char name[32];
+
+	sbuf__printf(sb, ",\"%s\":{\"pgid\":%u,\"sid\":%u,\"tty\":", key, pgid, sid);
+	if (decode__tty_name(tty, tty_nr, name, sizeof(name)))
+		sbuf__put_json_str(sb, name, sizeof(name));
+	else
+		sbuf__puts(sb, "null");
+	sbuf__putc(sb, '}');
+}
+
+static void json_error(struct sbuf *sb, int ret)
+{
+	char buf[16];
+
+	sbuf__printf(sb, ",\"error\":\"%s\"", decode__errname(-ret, buf, sizeof(buf)));
+}
+
+/* The fields every record starts with; lost records have no sequence number. */
+static void json_head(struct sbuf *sb, const struct fmt_ctx *fc, const __u64 *seq, __u64 ts,
+		      const char *event)
+{
+	char when[64];
+
+	fmt__rfc3339(fc, ts, when, sizeof(when));
+	sbuf__printf(sb, "{\"schema\":%d,", PGT_SCHEMA_VERSION);
+	if (seq)
+		sbuf__printf(sb, "\"seq\":%llu,", (unsigned long long)*seq);
+	else
+		sbuf__puts(sb, "\"seq\":null,");
+	sbuf__printf(sb, "\"time\":\"%s\",\"event\":\"%s\",", when, event);
+}
+
+void json__event(struct sbuf *sb, const struct fmt_ctx *fc, const struct pgt_event *ev)
+{
+	const struct pgt_hdr *h = ev->hdr;
+	struct exit_info xi;
+	char sig[16];
+
+	json_head(sb, fc, &h->seq, h->ts_ns, decode__type_name(h->type));
+	switch (h->type) {
+	case PGT_FORK:
+		json_proc(sb, "process", &ev->fork->proc);
+		sbuf__putc(sb, ',');
+		json_proc(sb, "child", &ev->fork->child);
+		break;
+	case PGT_EXEC:
+		json_proc(sb, "process", &ev->exec->proc);
+		sbuf__putc(sb, ',');
+		json_untrusted(sb, "filename", ev->exec->filename, sizeof(ev->exec->filename));
+		if (ev->exec->old_tid != ev->exec->proc.pid)
+			sbuf__printf(sb, ",\"old_tid\":%u", ev->exec->old_tid);
+		break;
+	case PGT_EXIT:
+		json_proc(sb, "process", &ev->exit->proc);
+		decode__exit_status(ev->exit->status, &xi);
+		if (xi.exited)
+			sbuf__printf(sb, ",\"exit\":{\"code\":%d,\"signal\":null,\"core\":false}",
+				     xi.code);
+		else
+			sbuf__printf(sb, ",\"exit\":{\"code\":null,\"signal\":\"%s\",\"core\":%s}",
+				     decode__signame(xi.signal, sig, sizeof(sig)),
+				     xi.core ? "true" : "false");
+		break;
+	case PGT_SETSID: {
+		const struct pgt_setsid *s = ev->setsid;
+
+		json_proc(sb, "process", &s->proc);
+		json_grp(sb, "old", s->old.pgid, s->old.sid, s->old.tty, s->old.tty_nr);
+		if (s->ret < 0)
+			json_error(sb, s->ret);
+		else
+			json_grp(sb, "new", s->proc.pgid, s->proc.sid, s->proc.tty,
+				 s->proc.tty_nr);
+		break;
+	}
+	case PGT_SETPGID: {
+		const struct pgt_setpgid *s = ev->setpgid;
+
+		json_proc(sb, "process", &s->proc);
+		sbuf__putc(sb, ',');
+		if (s->target_found)
+			json_proc(sb, "target", &s->target);
+		else
+			sbuf__puts(sb, "\"target\":null");
+		sbuf__printf(sb, ",\"args\":{\"pid\":%d,\"pgid\":%d}", s->arg_pid, s->arg_pgid);
+		if (s->target_found)
+			json_grp(sb, "old", s->old.pgid, s->old.sid, s->old.tty, s->old.tty_nr);
+		if (s->ret < 0)
+			json_error(sb, s->ret);
+		else if (s->target_found)
+			json_grp(sb, "new", s->target.pgid, s->target.sid, s->target.tty,
+				 s->target.tty_nr);
+		break;
+	}
+	case PGT_SUBREAPER:
+		json_proc(sb, "process", &ev->subreaper->proc);
+		sbuf__printf(sb, ",\"enabled\":%s", ev->subreaper->enabled ? "true" : "false");
+		if (ev->subreaper->ret < 0)
+			json_error(sb, ev->subreaper->ret);
+		break;
+	}
+	sbuf__puts(sb, "}\n");
+}
+
+void json__lost(struct sbuf *sb, const struct fmt_ctx *fc, const struct lost_info *li)
+{
+	char from[64];
+	const char *sep = "";
+	unsigned int t;
+
+	json_head(sb, fc, NULL, li->to_ns, "lost");
+	fmt__rfc3339(fc, li->from_ns, from, sizeof(from));
+	sbuf__printf(sb, "\"process\":null,\"lost\":{\"total\":%llu,\"by_type\":{",
+		     (unsigned long long)li->total);
+	for (t = 1; t < PGT_TYPE_MAX; t++) {
+		if (!li->by_type[t])
+			continue;
+		sbuf__printf(sb, "%s\"%s\":%llu", sep, decode__type_name(t),
+			     (unsigned long long)li->by_type[t]);
+		sep = ",";
+	}
+	sbuf__printf(sb, "},\"from\":\"%s\"}}\n", from);
+}

@@ -1,0 +1,322 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/vfs.h>
+#include <linux/capability.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include "loader.h"
+#include "pgrptrace.skel.h"
+
+#define TRACEFS_MAGIC	0x74726163
+#define TRACEFS_PATH	"/sys/kernel/tracing"
+#define VMLINUX_BTF	"/sys/kernel/btf/vmlinux"
+
+static int verbosity;
+/* The last libbpf line that named a failing program, for the one-line error. */
+static char last_prog_err[512];
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list args)
+{
+	char line[512];
+	va_list copy;
+
+	va_copy(copy, args);
+	vsnprintf(line, sizeof(line), fmt, copy);
+	va_end(copy);
+	if (level == LIBBPF_WARN && strstr(line, "prog '") &&
+	    (strstr(line, "fail") || strstr(line, "error")))
+		snprintf(last_prog_err, sizeof(last_prog_err), "%s", line);
+	if (level == LIBBPF_DEBUG && verbosity < 2)
+		return 0;
+	if (verbosity < 1)
+		return 0;
+	return vfprintf(stderr, fmt, args);
+}
+
+static const char *const level_names[HOOK_LEVELS] = {
+	[HOOK_TP_BTF] = "tp_btf",
+	[HOOK_RAW_TP] = "raw_tp",
+};
+
+const char *loader__level_name(enum hook_level level)
+{
+	return level < HOOK_LEVELS ? level_names[level] : "?";
+}
+
+/* CAP_BPF and CAP_PERFMON (5.8+), or CAP_SYS_ADMIN, in the effective set. */
+static bool has_bpf_caps(void)
+{
+	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct data[2] = {};
+
+	if (syscall(SYS_capget, &hdr, data))
+		return geteuid() == 0;
+#define HAS(cap) (data[(cap) / 32].effective & (1U << ((cap) % 32)))
+	return HAS(CAP_SYS_ADMIN) || (HAS(CAP_BPF) && HAS(CAP_PERFMON));
+#undef HAS
+}
+
+/*
+ * The syscall tracepoints attach through perf events, which libbpf finds by
+ * their ids in tracefs. Mount it where libbpf looks if nobody has.
+ */
+static int ensure_tracefs(struct loader *l)
+{
+	struct statfs st;
+
+	if (access("/sys/kernel/debug/tracing/events", F_OK) == 0)
+		return 0;
+	if (statfs(TRACEFS_PATH, &st) == 0 && st.f_type == TRACEFS_MAGIC)
+		return 0;
+	if (mount("tracefs", TRACEFS_PATH, "tracefs", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL)) {
+		fprintf(stderr,
+			"pgrptrace: cannot mount tracefs on %s: %s: the syscall tracepoints "
+			"(setsid, setpgid, prctl) need it; mount it with 'mount -t tracefs "
+			"tracefs %s'\n",
+			TRACEFS_PATH, strerror(errno), TRACEFS_PATH);
+		return -1;
+	}
+	l->mounted_tracefs = true;
+	if (verbosity)
+		fprintf(stderr, "pgrptrace: mounted tracefs on %s\n", TRACEFS_PATH);
+	return 0;
+}
+
+/*
+ * sched_process_exit gained a group_dead argument in 2025. Count the
+ * arguments of its BTF prototype rather than trusting a version number.
+ */
+static bool exit_has_group_dead(const char *btf_path)
+{
+	const struct btf_type *t;
+	struct btf *btf;
+	bool ret = false;
+	int id;
+
+	btf = btf_path ? btf__parse(btf_path, NULL) : btf__load_vmlinux_btf();
+	if (!btf)
+		return false;
+	id = btf__find_by_name_kind(btf, "btf_trace_sched_process_exit", BTF_KIND_TYPEDEF);
+	if (id > 0) {
+		t = btf__type_by_id(btf, id);
+		t = btf__type_by_id(btf, t->type);	/* pointer */
+		if (t && btf_is_ptr(t))
+			t = btf__type_by_id(btf, t->type);
+		ret = t && btf_is_func_proto(t) && btf_vlen(t) == 3;
+	}
+	btf__free(btf);
+	return ret;
+}
+
+/* Which program of each pair a level uses. */
+static void select_level(struct pgrptrace_bpf *skel, enum hook_level level)
+{
+	struct {
+		struct bpf_program *btf, *raw;
+	} pairs[] = {
+		{ skel->progs.sched_process_fork, skel->progs.sched_process_fork_raw },
+		{ skel->progs.sched_process_exec, skel->progs.sched_process_exec_raw },
+		{ skel->progs.sched_process_exit, skel->progs.sched_process_exit_raw },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
+		bpf_program__set_autoload(pairs[i].btf, level == HOOK_TP_BTF);
+		bpf_program__set_autoload(pairs[i].raw, level == HOOK_RAW_TP);
+	}
+}
+
+/*
+ * Testing aid: PGRPTRACE_TEST_MISSING_HOOK=<tracepoint> points the programs
+ * of that tracepoint at one that does not exist, as on a kernel without it.
+ */
+static void emulate_missing_hook(struct pgrptrace_bpf *skel)
+{
+	const char *tp = getenv("PGRPTRACE_TEST_MISSING_HOOK");
+	struct bpf_program *prog;
+	const char *sec;
+	char target[128];
+
+	if (!tp || !*tp)
+		return;
+	bpf_object__for_each_program(prog, skel->obj) {
+		sec = bpf_program__section_name(prog);
+		if (!strstr(sec, tp) || strncmp(sec, "tp_btf/", 7))
+			continue;
+		snprintf(target, sizeof(target), "%s_missing_for_test", tp);
+		bpf_program__set_attach_target(prog, 0, target);
+	}
+}
+
+static int open_and_load(struct loader *l, const struct loader_cfg *cfg, enum hook_level level,
+			 bool quiet)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, oo, .btf_custom_path = cfg->btf_path);
+	struct pgrptrace_bpf *skel;
+	int err;
+
+	skel = pgrptrace_bpf__open_opts(&oo);
+	if (!skel) {
+		fprintf(stderr, "pgrptrace: cannot open BPF object: %s\n", strerror(errno));
+		return -1;
+	}
+	skel->rodata->self_tgid = cfg->self_tgid;
+	skel->rodata->filter_enabled = cfg->filter;
+	skel->rodata->wakeup_bytes = cfg->wakeup_bytes;
+	skel->rodata->exit_has_group_dead = exit_has_group_dead(cfg->btf_path);
+	if (cfg->ringbuf_bytes)
+		bpf_map__set_max_entries(skel->maps.events, cfg->ringbuf_bytes);
+	select_level(skel, level);
+	emulate_missing_hook(skel);
+
+	last_prog_err[0] = '\0';
+	err = pgrptrace_bpf__load(skel);
+	if (err) {
+		if (!quiet) {
+			if (last_prog_err[0])
+				fprintf(stderr, "pgrptrace: cannot load BPF program (%s hooks): %s",
+					level_names[level], last_prog_err);
+			else
+				fprintf(stderr, "pgrptrace: cannot load BPF object (%s hooks): %s\n",
+					level_names[level], strerror(-err));
+			if (!verbosity)
+				fprintf(stderr, "pgrptrace: run with -v for the verifier log\n");
+		} else if (verbosity) {
+			fprintf(stderr, "pgrptrace: %s hooks do not load here, trying the next\n",
+				level_names[level]);
+		}
+		pgrptrace_bpf__destroy(skel);
+		return -1;
+	}
+	l->skel = skel;
+	l->level = level;
+	return 0;
+}
+
+static int parse_level(const char *s, enum hook_level *out)
+{
+	int i;
+
+	for (i = 0; i < HOOK_LEVELS; i++) {
+		if (!strcmp(s, level_names[i])) {
+			*out = i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+int loader__start(struct loader *l, const struct loader_cfg *cfg)
+{
+	const char *forced = getenv("PGRPTRACE_HOOKS");
+	enum hook_level level = HOOK_TP_BTF;
+	int err;
+
+	memset(l, 0, sizeof(*l));
+	verbosity = cfg->verbose;
+	libbpf_set_print(libbpf_print);
+
+	if (!has_bpf_caps()) {
+		fprintf(stderr, "pgrptrace: cannot trace: permission denied: run as root, or "
+				"with CAP_BPF, CAP_PERFMON and CAP_SYS_ADMIN\n");
+		return -1;
+	}
+	if (access(cfg->btf_path ?: VMLINUX_BTF, R_OK)) {
+		fprintf(stderr, "pgrptrace: cannot read BTF %s: %s: the kernel needs "
+				"CONFIG_DEBUG_INFO_BTF=y (or give --btf FILE)\n",
+			cfg->btf_path ?: VMLINUX_BTF, strerror(errno));
+		return -1;
+	}
+	if (forced && parse_level(forced, &level)) {
+		fprintf(stderr, "pgrptrace: bad PGRPTRACE_HOOKS '%s': use tp_btf or raw_tp\n",
+			forced);
+		return -1;
+	}
+	if (ensure_tracefs(l))
+		return -1;
+
+	/* Try each level, best first, unless one is forced. */
+	for (;;) {
+		bool last = forced || level == HOOK_LEVELS - 1;
+
+		if (!open_and_load(l, cfg, level, !last))
+			break;
+		if (last)
+			return -1;
+		level++;
+	}
+
+	last_prog_err[0] = '\0';
+	err = pgrptrace_bpf__attach(l->skel);
+	if (err) {
+		if (last_prog_err[0])
+			fprintf(stderr, "pgrptrace: cannot attach BPF program: %s", last_prog_err);
+		else
+			fprintf(stderr, "pgrptrace: cannot attach BPF programs: %s\n",
+				strerror(-err));
+		loader__stop(l);
+		return -1;
+	}
+	if (verbosity)
+		fprintf(stderr, "pgrptrace: attached with %s hooks\n", level_names[l->level]);
+	return 0;
+}
+
+void loader__stop(struct loader *l)
+{
+	pgrptrace_bpf__destroy(l->skel);
+	l->skel = NULL;
+}
+
+int loader__ringbuf_fd(const struct loader *l)
+{
+	return bpf_map__fd(l->skel->maps.events);
+}
+
+int loader__trace(struct loader *l, __u32 tgid)
+{
+	__u8 one = 1;
+
+	return bpf_map__update_elem(l->skel->maps.traced, &tgid, sizeof(tgid), &one, sizeof(one),
+				    BPF_ANY);
+}
+
+static __u64 percpu_sum(const struct bpf_map *map, __u32 key)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	__u64 *vals, sum = 0;
+	int i;
+
+	if (ncpu <= 0)
+		return 0;
+	vals = calloc(ncpu, sizeof(*vals));
+	if (!vals)
+		return 0;
+	if (!bpf_map__lookup_elem(map, &key, sizeof(key), vals, sizeof(*vals) * ncpu, 0))
+		for (i = 0; i < ncpu; i++)
+			sum += vals[i];
+	free(vals);
+	return sum;
+}
+
+void loader__drops(const struct loader *l, __u64 out[PGT_TYPE_MAX])
+{
+	__u32 t;
+
+	for (t = 0; t < PGT_TYPE_MAX; t++)
+		out[t] = percpu_sum(l->skel->maps.drops, t);
+}
+
+__u64 loader__stat(const struct loader *l, enum pgt_stat idx)
+{
+	return percpu_sum(l->skel->maps.stats, idx);
+}

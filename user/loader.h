@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* The BPF side's lifecycle: checks, tracefs, open, load with fallbacks, attach. */
+#ifndef __LOADER_H
+#define __LOADER_H
+
+#include <stdbool.h>
+#include <linux/types.h>
+#include "pgrptrace.h"
+
+/* How the tracepoints are attached, best first. */
+enum hook_level {
+	HOOK_TP_BTF,	/* BTF-typed tracepoints */
+	HOOK_RAW_TP,	/* raw tracepoints: same data, probe reads */
+	HOOK_LEVELS,
+};
+
+struct loader_cfg {
+	__u32 self_tgid;	/* never reported */
+	bool filter;		/* report only tgids added with loader__trace() */
+	__u64 wakeup_bytes;	/* batch wakeups below this many pending bytes */
+	__u32 ringbuf_bytes;	/* ring buffer size, a power of two */
+	const char *btf_path;	/* BTF for CO-RE instead of the kernel's */
+	int verbose;		/* 0 quiet, 1 libbpf info, 2 libbpf debug */
+};
+
+struct loader {
+	struct pgrptrace_bpf *skel;
+	enum hook_level level;
+	bool mounted_tracefs;
+};
+
+/* Everything up to attached programs; prints why and returns -1 on failure. */
+int loader__start(struct loader *l, const struct loader_cfg *cfg);
+void loader__stop(struct loader *l);
+
+int loader__ringbuf_fd(const struct loader *l);
+/* Add a process to the filter set. */
+int loader__trace(struct loader *l, __u32 tgid);
+/* Failed reserves per record type, summed over CPUs. */
+void loader__drops(const struct loader *l, __u64 out[PGT_TYPE_MAX]);
+__u64 loader__stat(const struct loader *l, enum pgt_stat idx);
+const char *loader__level_name(enum hook_level level);
+
+#endif /* __LOADER_H */

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* Command-line options. */
+#ifndef __OPTS_H
+#define __OPTS_H
+
+#include <stdbool.h>
+#include <linux/types.h>
+
+struct opts {
+	bool json;		/* JSON Lines instead of text */
+	bool utc;		/* text times in UTC */
+	int verbose;		/* -v count */
+	const char *output;	/* -o FILE, NULL for stdout */
+	const char *btf_path;	/* --btf FILE */
+	int pid;		/* -p PID, 0 if unset */
+	__u64 duration_ms;	/* -d SECS, 0 if unset */
+	__u32 ringbuf_bytes;	/* --ringbuf-size */
+	char **cmd;		/* -- CMD ARGS..., NULL if unset */
+};
+
+/* Parses argv into @o; exits 2 with a message on a usage error. */
+void opts__parse(int argc, char **argv, struct opts *o);
+
+#endif /* __OPTS_H */

@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "output.h"
+
+#define OUT_BATCH	(64 * 1024)	/* flush once this much is pending */
+
+struct output {
+	int fd;
+	bool json;
+	bool own_fd;
+	int err;		/* first write error, as -errno */
+	struct fmt_ctx fc;
+	struct sbuf pending;	/* whole lines not yet written */
+	struct sbuf line;	/* the line being formatted */
+};
+
+static __s64 ts_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (__s64)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+struct output *output__open(const struct output_cfg *cfg)
+{
+	struct output *o = calloc(1, sizeof(*o));
+
+	if (!o) {
+		fprintf(stderr, "pgrptrace: cannot allocate output: %s\n", strerror(errno));
+		return NULL;
+	}
+	o->json = cfg->json;
+	o->fd = STDOUT_FILENO;
+	if (cfg->path) {
+		/* Append-only and private; never through a symlink. */
+		o->fd = open(cfg->path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC,
+			     0600);
+		if (o->fd < 0) {
+			fprintf(stderr, "pgrptrace: cannot open %s: %s\n", cfg->path,
+				strerror(errno));
+			free(o);
+			return NULL;
+		}
+		o->own_fd = true;
+	}
+	o->fc.boot_to_real_ns = ts_ns(CLOCK_REALTIME) - ts_ns(CLOCK_BOOTTIME);
+	if (!o->json) {
+		text__header(&o->pending);
+	}
+	return o;
+}
+
+static void output__commit_line(struct output *o)
+{
+	if (o->line.oom) {
+		o->err = o->err ?: -ENOMEM;
+		sbuf__reset(&o->line);
+		return;
+	}
+	if (o->pending.len + o->line.len > OUT_BATCH)
+		output__flush(o);
+	sbuf__put(&o->pending, o->line.buf, o->line.len);
+	sbuf__reset(&o->line);
+}
+
+void output__event(struct output *o, const struct pgt_event *ev)
+{
+	if (o->err)
+		return;
+	if (o->json)
+		json__event(&o->line, &o->fc, ev);
+	else
+		text__event(&o->line, &o->fc, ev);
+	output__commit_line(o);
+}
+
+void output__lost(struct output *o, const struct lost_info *li)
+{
+	if (o->err)
+		return;
+	if (o->json)
+		json__lost(&o->line, &o->fc, li);
+	else
+		text__lost(&o->line, &o->fc, li);
+	output__commit_line(o);
+}
+
+int output__flush(struct output *o)
+{
+	size_t off = 0;
+	ssize_t n;
+
+	if (o->err)
+		return o->err;
+	while (off < o->pending.len) {
+		n = write(o->fd, o->pending.buf + off, o->pending.len - off);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			o->err = -errno;
+			break;
+		}
+		off += (size_t)n;
+	}
+	sbuf__reset(&o->pending);
+	return o->err;
+}
+
+int output__error(const struct output *o)
+{
+	return o->err;
+}
+
+void output__close(struct output *o)
+{
+	if (!o)
+		return;
+	output__flush(o);
+	if (o->own_fd)
+		close(o->fd);
+	sbuf__free(&o->pending);
+	sbuf__free(&o->line);
+	free(o);
+}

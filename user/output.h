@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The output sink: formats records into whole lines and writes them in
+ * batches, one write(2) per batch, never splitting a line across writes.
+ */
+#ifndef __OUTPUT_H
+#define __OUTPUT_H
+
+#include <stdbool.h>
+#include "format.h"
+
+struct output;
+
+struct output_cfg {
+	bool json;
+	const char *path;	/* NULL: stdout */
+};
+
+/* Returns NULL and prints why on failure. */
+struct output *output__open(const struct output_cfg *cfg);
+void output__event(struct output *o, const struct pgt_event *ev);
+void output__lost(struct output *o, const struct lost_info *li);
+/* Write what is buffered. Returns 0, or -errno once the sink has failed. */
+int output__flush(struct output *o);
+/* The first write error, 0 if none. */
+int output__error(const struct output *o);
+void output__close(struct output *o);
+
+#endif /* __OUTPUT_H */

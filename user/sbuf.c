@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "sbuf.h"
+
+static bool sbuf__grow(struct sbuf *sb, size_t extra)
+{
+	size_t cap = sb->cap ? sb->cap : 512;
+	char *nb;
+
+	if (sb->oom)
+		return false;
+	if (sb->len + extra + 1 <= sb->cap)
+		return true;
+	while (cap < sb->len + extra + 1)
+		cap *= 2;
+	nb = realloc(sb->buf, cap);
+	if (!nb) {
+		sb->oom = true;
+		return false;
+	}
+	sb->buf = nb;
+	sb->cap = cap;
+	return true;
+}
+
+void sbuf__reset(struct sbuf *sb)
+{
+	sb->len = 0;
+	sb->oom = false;
+	if (sb->buf)
+		sb->buf[0] = '\0';
+}
+
+void sbuf__free(struct sbuf *sb)
+{
+	free(sb->buf);
+	memset(sb, 0, sizeof(*sb));
+}
+
+void sbuf__put(struct sbuf *sb, const void *data, size_t len)
+{
+	if (!sbuf__grow(sb, len))
+		return;
+	memcpy(sb->buf + sb->len, data, len);
+	sb->len += len;
+	sb->buf[sb->len] = '\0';
+}
+
+void sbuf__putc(struct sbuf *sb, char c)
+{
+	if (!sbuf__grow(sb, 1))
+		return;
+	sb->buf[sb->len++] = c;
+	sb->buf[sb->len] = '\0';
+}
+
+void sbuf__puts(struct sbuf *sb, const char *s)
+{
+	sbuf__put(sb, s, strlen(s));
+}
+
+void sbuf__printf(struct sbuf *sb, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0 || !sbuf__grow(sb, (size_t)n))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(sb->buf + sb->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	sb->len += (size_t)n;
+}
+
+size_t str__len(const char *s, size_t max)
+{
+	return strnlen(s, max);
+}
+
+size_t utf8__seq_len(const unsigned char *s, size_t n)
+{
+	unsigned int cp;
+	size_t len, i;
+
+	if (n == 0)
+		return 0;
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
+		len = 2;
+		cp = s[0] & 0x1f;
+	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
+		len = 3;
+		cp = s[0] & 0x0f;
+	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+		len = 4;
+		cp = s[0] & 0x07;
+	} else {
+		return 0;
+	}
+	if (len > n)
+		return 0;
+	for (i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3f);
+	}
+	/* Overlong forms, UTF-16 surrogates and code points past U+10FFFF. */
+	if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) || cp > 0x10ffff ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return len;
+}
+
+void sbuf__put_text(struct sbuf *sb, const char *str, size_t max)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t n = str__len(str, max), i = 0, l;
+
+	while (i < n) {
+		l = utf8__seq_len(s + i, n - i);
+		/* C1 controls (U+0080..U+009F) act as escapes on some terminals. */
+		if (l == 2 && s[i] == 0xc2 && s[i + 1] < 0xa0)
+			l = 0;
+		if (l == 1 && s[i] == '\\') {
+			sbuf__puts(sb, "\\\\");
+		} else if (l == 1 && (s[i] < 0x20 || s[i] == 0x7f)) {
+			sbuf__printf(sb, "\\x%02x", s[i]);
+		} else if (l == 0) {
+			sbuf__printf(sb, "\\x%02x", s[i]);
+			l = 1;
+		} else {
+			sbuf__put(sb, s + i, l);
+		}
+		i += l;
+	}
+}
+
+bool sbuf__put_json_str(struct sbuf *sb, const char *str, size_t max)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t n = str__len(str, max), i = 0, l;
+	bool replaced = false;
+
+	sbuf__putc(sb, '"');
+	while (i < n) {
+		l = utf8__seq_len(s + i, n - i);
+		if (l == 0) {
+			sbuf__puts(sb, "\xef\xbf\xbd");	/* U+FFFD */
+			replaced = true;
+			l = 1;
+		} else if (l > 1) {
+			sbuf__put(sb, s + i, l);
+		} else if (s[i] == '"' || s[i] == '\\') {
+			sbuf__putc(sb, '\\');
+			sbuf__putc(sb, (char)s[i]);
+		} else if (s[i] == '\n') {
+			sbuf__puts(sb, "\\n");
+		} else if (s[i] == '\t') {
+			sbuf__puts(sb, "\\t");
+		} else if (s[i] == '\r') {
+			sbuf__puts(sb, "\\r");
+		} else if (s[i] < 0x20 || s[i] == 0x7f) {
+			sbuf__printf(sb, "\\u%04x", s[i]);
+		} else {
+			sbuf__putc(sb, (char)s[i]);
+		}
+		i += l;
+	}
+	sbuf__putc(sb, '"');
+	return replaced;
+}
+
+void sbuf__put_json_hex(struct sbuf *sb, const char *str, size_t max)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t n = str__len(str, max), i;
+
+	sbuf__putc(sb, '"');
+	for (i = 0; i < n; i++)
+		sbuf__printf(sb, "%02x", s[i]);
+	sbuf__putc(sb, '"');
+}

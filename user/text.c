@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Text output: a header, then one aligned line per event. */
+#include <stdio.h>
+#include <time.h>
+#include "format.h"
+
+#define TEXT_COLS "%-12s %-9s %-7s %-7s %-7s %-7s %-8s %-16s %s\n"
+
+void text__header(struct sbuf *sb)
+{
+	sbuf__printf(sb, TEXT_COLS, "TIME", "EVENT", "PID", "PPID", "PGID", "SID", "TTY", "COMM",
+		     "DETAILS");
+}
+
+static void text_time(struct sbuf *sb, const struct fmt_ctx *fc, __u64 boot_ns)
+{
+	__s64 real = (__s64)boot_ns + fc->boot_to_real_ns;
+	time_t secs = real / 1000000000LL;
+	long msec = (real % 1000000000LL) / 1000000L;
+	struct tm tm;
+	char hms[16];
+
+	if (fc->utc)
+		gmtime_r(&secs, &tm);
+	else
+		localtime_r(&secs, &tm);
+	strftime(hms, sizeof(hms), "%H:%M:%S", &tm);
+	sbuf__printf(sb, "%s.%03ld ", hms, msec < 0 ? 0 : msec);
+}
+
+static const char *tty_or_dash(const char *kname, __u32 tty_nr, char *buf, size_t len)
+{
+	return decode__tty_name(kname, tty_nr, buf, len) ? buf : "-";
+}
+
+/* The columns that describe the acting process. */
+static void text_proc(struct sbuf *sb, const struct pgt_proc *p)
+{
+	char tty[32];
+	size_t before;
+
+	sbuf__printf(sb, "%-7u %-7u %-7u %-7u %-8s ", p->pid, p->ppid, p->pgid, p->sid,
+		     tty_or_dash(p->tty, p->tty_nr, tty, sizeof(tty)));
+	before = sb->len;
+	sbuf__put_text(sb, p->comm, sizeof(p->comm));
+	if (sb->len - before < 16)
+		sbuf__printf(sb, "%*s", (int)(16 - (sb->len - before)), "");
+	sbuf__putc(sb, ' ');
+}
+
+static void text_error(struct sbuf *sb, int ret)
+{
+	char buf[16];
+
+	sbuf__printf(sb, "failed: %s", decode__errname(-ret, buf, sizeof(buf)));
+}
+
+static void text_grp_change(struct sbuf *sb, const struct pgt_grp *old, const struct pgt_proc *now)
+{
+	char a[32], b[32];
+
+	sbuf__printf(sb, "sid %u -> %u, pgid %u -> %u", old->sid, now->sid, old->pgid, now->pgid);
+	if (old->tty_nr != now->tty_nr)
+		sbuf__printf(sb, ", tty %s -> %s", tty_or_dash(old->tty, old->tty_nr, a, sizeof(a)),
+			     tty_or_dash(now->tty, now->tty_nr, b, sizeof(b)));
+}
+
+void text__event(struct sbuf *sb, const struct fmt_ctx *fc, const struct pgt_event *ev)
+{
+	const struct pgt_hdr *h = ev->hdr;
+	struct exit_info xi;
+	char sig[16];
+
+	text_time(sb, fc, h->ts_ns);
+	sbuf__printf(sb, "%-9s ", decode__type_name(h->type));
+	switch (h->type) {
+	case PGT_FORK:
+		text_proc(sb, &ev->fork->proc);
+		sbuf__printf(sb, "child %u", ev->fork->child.pid);
+		if (ev->fork->child.ppid != ev->fork->proc.pid)
+			sbuf__printf(sb, " (parent %u)", ev->fork->child.ppid);
+		break;
+	case PGT_EXEC:
+		text_proc(sb, &ev->exec->proc);
+		sbuf__put_text(sb, ev->exec->filename, sizeof(ev->exec->filename));
+		if (ev->exec->old_tid != ev->exec->proc.pid)
+			sbuf__printf(sb, " (from thread %u)", ev->exec->old_tid);
+		break;
+	case PGT_EXIT:
+		text_proc(sb, &ev->exit->proc);
+		decode__exit_status(ev->exit->status, &xi);
+		if (xi.exited)
+			sbuf__printf(sb, "code %d", xi.code);
+		else
+			sbuf__printf(sb, "signal %s%s", decode__signame(xi.signal, sig, sizeof(sig)),
+				     xi.core ? " (core dumped)" : "");
+		break;
+	case PGT_SETSID:
+		text_proc(sb, &ev->setsid->proc);
+		if (ev->setsid->ret < 0)
+			text_error(sb, ev->setsid->ret);
+		else
+			text_grp_change(sb, &ev->setsid->old, &ev->setsid->proc);
+		break;
+	case PGT_SETPGID: {
+		const struct pgt_setpgid *s = ev->setpgid;
+
+		text_proc(sb, &s->proc);
+		if (s->target_found)
+			sbuf__printf(sb, "pid %u pgid %u -> ", s->target.pid, s->old.pgid);
+		else
+			sbuf__printf(sb, "pid %d pgid ? -> ", s->arg_pid);
+		if (s->ret < 0) {
+			sbuf__printf(sb, "%d ", s->arg_pgid ? s->arg_pgid : s->arg_pid);
+			text_error(sb, s->ret);
+		} else {
+			sbuf__printf(sb, "%u", s->target.pgid);
+		}
+		break;
+	}
+	case PGT_SUBREAPER:
+		text_proc(sb, &ev->subreaper->proc);
+		sbuf__puts(sb, ev->subreaper->enabled ? "on" : "off");
+		if (ev->subreaper->ret < 0) {
+			sbuf__putc(sb, ' ');
+			text_error(sb, ev->subreaper->ret);
+		}
+		break;
+	}
+	sbuf__putc(sb, '\n');
+}
+
+void text__lost(struct sbuf *sb, const struct fmt_ctx *fc, const struct lost_info *li)
+{
+	const char *sep = " (";
+	unsigned int t;
+
+	text_time(sb, fc, li->to_ns);
+	sbuf__printf(sb, "%-9s %-7s %-7s %-7s %-7s %-8s %-16s lost %llu events", "lost", "-", "-",
+		     "-", "-", "-", "-", (unsigned long long)li->total);
+	for (t = 1; t < PGT_TYPE_MAX; t++) {
+		if (!li->by_type[t])
+			continue;
+		sbuf__printf(sb, "%s%s %llu", sep, decode__type_name(t),
+			     (unsigned long long)li->by_type[t]);
+		sep = ", ";
+	}
+	sbuf__puts(sb, *sep == ',' ? ")\n" : "\n");
+}

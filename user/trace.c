@@ -1,0 +1,315 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/wait.h>
+#include <bpf/libbpf.h>
+#include "decode.h"
+#include "loader.h"
+#include "output.h"
+#include "procfs.h"
+#include "trace.h"
+
+/*
+ * The longest a record waits in the ring buffer: the BPF side wakes user space
+ * only when a quarter of the buffer is pending, and the poll times out here.
+ */
+#define POLL_MS		50
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop(int sig)
+{
+	stop_signal = sig;
+}
+
+struct session {
+	const struct opts *opts;
+	struct loader loader;
+	struct output *out;
+	struct ring_buffer *rb;
+	__u64 drops_seen[PGT_TYPE_MAX];	/* drop counters already reported */
+	__u64 last_loss_check_ns;
+	__u64 records;			/* records received */
+	__u64 max_seq;			/* highest sequence number received */
+	__u64 bad_records;		/* records that failed validation */
+	pid_t child;			/* the command, 0 if none */
+	int child_status;
+	bool child_done;
+};
+
+static __u64 now_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
+}
+
+static int on_record(void *ctx, void *data, size_t size)
+{
+	struct session *s = ctx;
+	struct pgt_event ev;
+
+	if (decode__record(data, size, &ev)) {
+		if (!s->bad_records++)
+			fprintf(stderr, "pgrptrace: skipping a malformed record (%zu bytes)\n", size);
+		return 0;
+	}
+	s->records++;
+	if (ev.hdr->seq > s->max_seq)
+		s->max_seq = ev.hdr->seq;
+	output__event(s->out, &ev);
+	return 0;
+}
+
+/* Report new ring-buffer drops as one lost record covering the interval. */
+static void check_losses(struct session *s)
+{
+	struct lost_info li = {};
+	__u64 drops[PGT_TYPE_MAX];
+	__u64 now = now_ns(CLOCK_BOOTTIME);
+	unsigned int t;
+
+	loader__drops(&s->loader, drops);
+	for (t = 1; t < PGT_TYPE_MAX; t++) {
+		li.by_type[t] = drops[t] - s->drops_seen[t];
+		li.total += li.by_type[t];
+		s->drops_seen[t] = drops[t];
+	}
+	if (li.total) {
+		li.from_ns = s->last_loss_check_ns;
+		li.to_ns = now;
+		output__lost(s->out, &li);
+	}
+	s->last_loss_check_ns = now;
+}
+
+static void report_summary(struct session *s)
+{
+	__u64 total = 0;
+	unsigned int t;
+
+	for (t = 1; t < PGT_TYPE_MAX; t++)
+		total += s->drops_seen[t];
+	if (!total)
+		return;
+	fprintf(stderr, "pgrptrace: lost %llu events (", (unsigned long long)total);
+	for (t = 1; t < PGT_TYPE_MAX; t++)
+		if (s->drops_seen[t])
+			fprintf(stderr, "%s%s %llu", t == 1 ? "" : " ", decode__type_name(t),
+				(unsigned long long)s->drops_seen[t]);
+	fprintf(stderr, "): the ring buffer was full; a larger --ringbuf-size helps\n");
+}
+
+/*
+ * Command mode: fork now, but hold the child on a pipe until the programs
+ * are attached and it is in the filter set, so that its exec is seen.
+ */
+static pid_t spawn_held(char **argv, int *release_fd)
+{
+	int pfd[2];
+	pid_t pid;
+	char c;
+
+	if (pipe2(pfd, O_CLOEXEC)) {
+		fprintf(stderr, "pgrptrace: cannot create pipe: %s\n", strerror(errno));
+		return -1;
+	}
+	pid = fork();
+	if (pid < 0) {
+		fprintf(stderr, "pgrptrace: cannot fork: %s\n", strerror(errno));
+		close(pfd[0]);
+		close(pfd[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		close(pfd[1]);
+		if (read(pfd[0], &c, 1) != 1)
+			_exit(127);	/* the tracer failed to start */
+		signal(SIGPIPE, SIG_DFL);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		execvp(argv[0], argv);
+		fprintf(stderr, "pgrptrace: cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(errno == ENOENT ? 127 : 126);
+	}
+	close(pfd[0]);
+	*release_fd = pfd[1];
+	return pid;
+}
+
+static int seed_pid(struct session *s, pid_t root)
+{
+	pid_t *kids;
+	int n, i;
+
+	if (kill(root, 0) && errno == ESRCH) {
+		fprintf(stderr, "pgrptrace: cannot trace pid %d: no such process\n", root);
+		return -1;
+	}
+	loader__trace(&s->loader, root);
+	n = procfs__descendants(root, &kids);
+	if (n < 0) {
+		fprintf(stderr, "pgrptrace: cannot list the descendants of %d: %s\n", root,
+			strerror(-n));
+		return -1;
+	}
+	for (i = 0; i < n; i++)
+		loader__trace(&s->loader, kids[i]);
+	free(kids);
+	return 0;
+}
+
+static void install_handlers(void)
+{
+	struct sigaction sa = { .sa_handler = on_stop };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+static void reap_child(struct session *s, int flags)
+{
+	pid_t r;
+
+	if (!s->child || s->child_done)
+		return;
+	do {
+		r = waitpid(s->child, &s->child_status, flags);
+	} while (r < 0 && errno == EINTR);
+	if (r == s->child)
+		s->child_done = true;
+}
+
+static int child_exit_code(const struct session *s)
+{
+	if (!s->child_done)
+		return 0;
+	if (WIFEXITED(s->child_status))
+		return WEXITSTATUS(s->child_status);
+	if (WIFSIGNALED(s->child_status))
+		return 128 + WTERMSIG(s->child_status);
+	return 1;
+}
+
+static int stream(struct session *s)
+{
+	__u64 deadline = 0;
+	int err = 0;
+
+	if (s->opts->duration_ms)
+		deadline = now_ns(CLOCK_MONOTONIC) + s->opts->duration_ms * 1000000ULL;
+	while (!stop_signal) {
+		err = ring_buffer__poll(s->rb, POLL_MS);
+		if (err == -EINTR)
+			continue;
+		if (err < 0)
+			break;
+		/* Records submitted without a wakeup are picked up here. */
+		err = ring_buffer__consume(s->rb);
+		if (err < 0)
+			break;
+		err = 0;
+		check_losses(s);
+		if (output__flush(s->out))
+			break;
+		reap_child(s, WNOHANG);
+		if (s->child_done)
+			break;
+		if (deadline && now_ns(CLOCK_MONOTONIC) >= deadline)
+			break;
+	}
+	if (err < 0 && err != -EINTR) {
+		fprintf(stderr, "pgrptrace: cannot read the ring buffer: %s\n", strerror(-err));
+		return -1;
+	}
+	/* Drain what is left, then the last losses. */
+	ring_buffer__consume(s->rb);
+	check_losses(s);
+	return 0;
+}
+
+int trace__run(const struct opts *o)
+{
+	struct output_cfg ocfg = { .json = o->json, .path = o->output };
+	struct loader_cfg lcfg = {
+		.self_tgid = (__u32)getpid(),
+		.filter = o->cmd || o->pid,
+		.wakeup_bytes = o->ringbuf_bytes / 4,
+		.ringbuf_bytes = o->ringbuf_bytes,
+		.btf_path = o->btf_path,
+		.verbose = o->verbose,
+	};
+	struct session s = { .opts = o };
+	int release_fd = -1, ret = 1, werr;
+
+	install_handlers();
+	if (decode__init_boot_id())
+		decode__set_boot_id("unknown");
+	s.out = output__open(&ocfg);
+	if (!s.out)
+		return 1;
+	if (o->cmd) {
+		s.child = spawn_held(o->cmd, &release_fd);
+		if (s.child < 0)
+			goto out;
+	}
+	if (loader__start(&s.loader, &lcfg))
+		goto out;
+	if (s.child && loader__trace(&s.loader, s.child)) {
+		fprintf(stderr, "pgrptrace: cannot add pid %d to the filter\n", s.child);
+		goto out;
+	}
+	if (o->pid && seed_pid(&s, o->pid))
+		goto out;
+	s.rb = ring_buffer__new(loader__ringbuf_fd(&s.loader), on_record, &s, NULL);
+	if (!s.rb) {
+		fprintf(stderr, "pgrptrace: cannot create ring buffer reader: %s\n",
+			strerror(errno));
+		goto out;
+	}
+	s.last_loss_check_ns = now_ns(CLOCK_BOOTTIME);
+	if (release_fd >= 0) {
+		if (write(release_fd, "x", 1) != 1) {
+			fprintf(stderr, "pgrptrace: cannot start %s: %s\n", o->cmd[0],
+				strerror(errno));
+			goto out;
+		}
+		close(release_fd);
+		release_fd = -1;
+	}
+	if (output__flush(s.out) == 0 && stream(&s) == 0)
+		ret = 0;
+	output__flush(s.out);
+	werr = output__error(s.out);
+	if (werr) {
+		fprintf(stderr, "pgrptrace: cannot write %s: %s\n", o->output ?: "output",
+			strerror(-werr));
+		ret = 1;
+	}
+	report_summary(&s);
+	if (s.bad_records)
+		fprintf(stderr, "pgrptrace: %llu malformed records skipped\n",
+			(unsigned long long)s.bad_records);
+	if (ret == 0 && s.child_done && !stop_signal)
+		ret = child_exit_code(&s);
+out:
+	if (release_fd >= 0)
+		close(release_fd);	/* an unreleased child exits 127 */
+	if (s.child > 0 && !s.child_done && ret != 0)
+		reap_child(&s, 0);
+	ring_buffer__free(s.rb);
+	loader__stop(&s.loader);
+	output__close(s.out);
+	return ret;
+}
