@@ -11,6 +11,13 @@
 /* sched_process_exit gained its group_dead argument in 2025; set from BTF. */
 const volatile bool exit_has_group_dead = false;
 
+/*
+ * Testing aid (PGRPTRACE_TEST_FAULT): make the exec programs fail the
+ * verifier, so that the load-failure and fallback paths run on a kernel
+ * where everything loads. Pruned as dead code when false.
+ */
+const volatile bool test_fault_exec = false;
+
 static __always_inline int handle_fork(struct task_struct *parent, struct task_struct *child)
 {
 	__u32 ptgid = BPF_CORE_READ(parent, tgid);
@@ -47,6 +54,8 @@ static __always_inline int handle_exec(struct task_struct *p, pid_t old_pid,
 {
 	struct pgt_exec *e;
 
+	if (test_fault_exec)
+		return *(volatile int *)(long)old_pid;	/* rejected: scalar as pointer */
 	if (!tgid_wanted(BPF_CORE_READ(p, tgid)))
 		return 0;
 	e = pgt_reserve(PGT_EXEC, sizeof(*e));

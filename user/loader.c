@@ -136,25 +136,41 @@ static void select_level(struct pgrptrace_bpf *skel, enum hook_level level)
 }
 
 /*
- * Testing aid: PGRPTRACE_TEST_MISSING_HOOK=<tracepoint> points the programs
- * of that tracepoint at one that does not exist, as on a kernel without it.
+ * Testing aid: PGRPTRACE_TEST_FAULT=<level>|all makes the exec programs of
+ * that level fail the verifier, as on a kernel that refuses them.
  */
-static void emulate_missing_hook(struct pgrptrace_bpf *skel)
+static bool fault_injected(enum hook_level level)
 {
-	const char *tp = getenv("PGRPTRACE_TEST_MISSING_HOOK");
-	struct bpf_program *prog;
-	const char *sec;
-	char target[128];
+	const char *f = getenv("PGRPTRACE_TEST_FAULT");
 
-	if (!tp || !*tp)
-		return;
-	bpf_object__for_each_program(prog, skel->obj) {
-		sec = bpf_program__section_name(prog);
-		if (!strstr(sec, tp) || strncmp(sec, "tp_btf/", 7))
-			continue;
-		snprintf(target, sizeof(target), "%s_missing_for_test", tp);
-		bpf_program__set_attach_target(prog, 0, target);
+	return f && (!strcmp(f, "all") || !strcmp(f, level_names[level]));
+}
+
+/*
+ * One line that names the program libbpf failed on, from its last warning
+ * ("prog 'NAME': failed to load: -ERR"); libbpf itself prints the verifier
+ * log with -v.
+ */
+static void report_load_error(struct pgrptrace_bpf *skel, enum hook_level level, int err)
+{
+	const struct bpf_program *prog = NULL;
+	char name[128];
+	const char *p;
+	int perr;
+
+	p = strstr(last_prog_err, "prog '");
+	if (p && sscanf(p, "prog '%127[^']': failed to load: %d", name, &perr) == 2) {
+		prog = bpf_object__find_program_by_name(skel->obj, name);
+		err = perr;
 	}
+	if (prog)
+		fprintf(stderr, "pgrptrace: cannot load BPF program %s (%s): %s\n", name,
+			bpf_program__section_name(prog), strerror(-err));
+	else
+		fprintf(stderr, "pgrptrace: cannot load BPF object (%s hooks): %s\n",
+			level_names[level], strerror(-err));
+	if (!verbosity)
+		fprintf(stderr, "pgrptrace: run with -v for the verifier log\n");
 }
 
 static int open_and_load(struct loader *l, const struct loader_cfg *cfg, enum hook_level level,
@@ -175,25 +191,17 @@ static int open_and_load(struct loader *l, const struct loader_cfg *cfg, enum ho
 	skel->rodata->exit_has_group_dead = exit_has_group_dead(cfg->btf_path);
 	if (cfg->ringbuf_bytes)
 		bpf_map__set_max_entries(skel->maps.events, cfg->ringbuf_bytes);
+	skel->rodata->test_fault_exec = fault_injected(level);
 	select_level(skel, level);
-	emulate_missing_hook(skel);
 
 	last_prog_err[0] = '\0';
 	err = pgrptrace_bpf__load(skel);
 	if (err) {
-		if (!quiet) {
-			if (last_prog_err[0])
-				fprintf(stderr, "pgrptrace: cannot load BPF program (%s hooks): %s",
-					level_names[level], last_prog_err);
-			else
-				fprintf(stderr, "pgrptrace: cannot load BPF object (%s hooks): %s\n",
-					level_names[level], strerror(-err));
-			if (!verbosity)
-				fprintf(stderr, "pgrptrace: run with -v for the verifier log\n");
-		} else if (verbosity) {
+		if (!quiet)
+			report_load_error(skel, level, err);
+		else if (verbosity)
 			fprintf(stderr, "pgrptrace: %s hooks do not load here, trying the next\n",
 				level_names[level]);
-		}
 		pgrptrace_bpf__destroy(skel);
 		return -1;
 	}
@@ -230,10 +238,15 @@ int loader__start(struct loader *l, const struct loader_cfg *cfg)
 				"with CAP_BPF, CAP_PERFMON and CAP_SYS_ADMIN\n");
 		return -1;
 	}
-	if (access(cfg->btf_path ?: VMLINUX_BTF, R_OK)) {
+	if (cfg->btf_path && access(cfg->btf_path, R_OK)) {
+		fprintf(stderr, "pgrptrace: cannot read BTF %s: %s\n", cfg->btf_path,
+			strerror(errno));
+		return -1;
+	}
+	if (access(VMLINUX_BTF, R_OK)) {
 		fprintf(stderr, "pgrptrace: cannot read BTF %s: %s: the kernel needs "
-				"CONFIG_DEBUG_INFO_BTF=y (or give --btf FILE)\n",
-			cfg->btf_path ?: VMLINUX_BTF, strerror(errno));
+				"CONFIG_DEBUG_INFO_BTF=y\n",
+			VMLINUX_BTF, strerror(errno));
 		return -1;
 	}
 	if (forced && parse_level(forced, &level)) {

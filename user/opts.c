@@ -42,6 +42,7 @@ static const struct argp_option options[] = {
 	{ "json", 'j', NULL, 0, "JSON Lines output (schema 1, docs/events.md)", 0 },
 	{ "output", 'o', "FILE", 0, "Append output to FILE (created 0600)", 0 },
 	{ "pid", 'p', "PID", 0, "Trace only PID and its descendants", 0 },
+	{ "all", 'a', NULL, 0, "With a command: trace the whole machine while it runs", 0 },
 	{ "duration", 'd', "SECS", 0, "Stop after SECS seconds (decimals allowed)", 0 },
 	{ "ringbuf-size", OPT_RINGBUF, "BYTES", 0,
 	  "Ring buffer size, a power of two (K and M suffixes; default 4M)", 0 },
@@ -105,6 +106,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case 'j':
 		o->json = true;
 		break;
+	case 'a':
+		o->all = true;
+		break;
 	case 'o':
 		o->output = arg;
 		break;
@@ -134,6 +138,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case ARGP_KEY_END:
 		if (o->cmd && o->pid)
 			argp_error(state, "-p and a command exclude each other");
+		if (o->all && !o->cmd)
+			argp_error(state, "-a needs a command");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;

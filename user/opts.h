@@ -9,6 +9,7 @@
 struct opts {
 	bool json;		/* JSON Lines instead of text */
 	bool utc;		/* text times in UTC */
+	bool all;		/* with a command: trace the whole machine */
 	int verbose;		/* -v count */
 	const char *output;	/* -o FILE, NULL for stdout */
 	const char *btf_path;	/* --btf FILE */

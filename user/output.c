@@ -51,10 +51,13 @@ struct output *output__open(const struct output_cfg *cfg)
 		o->own_fd = true;
 	}
 	o->fc.boot_to_real_ns = ts_ns(CLOCK_REALTIME) - ts_ns(CLOCK_BOOTTIME);
-	if (!o->json) {
-		text__header(&o->pending);
-	}
 	return o;
+}
+
+void output__start(struct output *o)
+{
+	if (!o->json)
+		text__header(&o->pending);
 }
 
 static void output__commit_line(struct output *o)

@@ -18,6 +18,8 @@ struct output_cfg {
 
 /* Returns NULL and prints why on failure. */
 struct output *output__open(const struct output_cfg *cfg);
+/* Tracing has started: the text header goes first. */
+void output__start(struct output *o);
 void output__event(struct output *o, const struct pgt_event *ev);
 void output__lost(struct output *o, const struct lost_info *li);
 /* Write what is buffered. Returns 0, or -errno once the sink has failed. */

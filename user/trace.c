@@ -244,7 +244,7 @@ int trace__run(const struct opts *o)
 	struct output_cfg ocfg = { .json = o->json, .path = o->output };
 	struct loader_cfg lcfg = {
 		.self_tgid = (__u32)getpid(),
-		.filter = o->cmd || o->pid,
+		.filter = (o->cmd && !o->all) || o->pid,
 		.wakeup_bytes = o->ringbuf_bytes / 4,
 		.ringbuf_bytes = o->ringbuf_bytes,
 		.btf_path = o->btf_path,
@@ -266,7 +266,7 @@ int trace__run(const struct opts *o)
 	}
 	if (loader__start(&s.loader, &lcfg))
 		goto out;
-	if (s.child && loader__trace(&s.loader, s.child)) {
+	if (s.child && !o->all && loader__trace(&s.loader, s.child)) {
 		fprintf(stderr, "pgrptrace: cannot add pid %d to the filter\n", s.child);
 		goto out;
 	}
@@ -279,6 +279,7 @@ int trace__run(const struct opts *o)
 		goto out;
 	}
 	s.last_loss_check_ns = now_ns(CLOCK_BOOTTIME);
+	output__start(s.out);
 	if (release_fd >= 0) {
 		if (write(release_fd, "x", 1) != 1) {
 			fprintf(stderr, "pgrptrace: cannot start %s: %s\n", o->cmd[0],

@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+"""Every error path: a clear message on stderr, the right exit code, nothing
+on stdout, and no BPF program left behind."""
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+
+from harness import PGRPTRACE, Tap, check_nothing_left, run_tracer, workload
+
+t = Tap()
+
+
+def expect(args, rc, needle, name, env=None):
+    r = run_tracer(args, env=env)
+    t.eq(r.rc, rc, "%s: exit code %d" % (name, rc))
+    t.ok(needle in r.err, "%s: message says %r" % (name, needle), r.err.strip(), needle)
+    if rc == 2:
+        t.eq(r.out, "", "%s: nothing on stdout" % name)
+    check_nothing_left(t, name)
+    return r
+
+
+expect(["--bogus"], 2, "unrecognized option", "unknown option")
+expect(["-p", "abc"], 2, "bad pid 'abc'", "bad pid")
+expect(["-p", "0"], 2, "bad pid '0'", "pid out of range")
+expect(["-d", "-1"], 2, "bad duration '-1'", "negative duration")
+expect(["-d", "1x"], 2, "bad duration '1x'", "bad duration")
+expect(["--ringbuf-size", "1000"], 2, "power of two", "ring buffer not a power of two")
+expect(["-a"], 2, "-a needs a command", "-a without a command")
+expect(["--btf", "/nonexistent/btf", "-d", "1"], 1, "cannot read BTF /nonexistent/btf",
+       "no BTF")
+expect(["-p", "999999999", "-d", "1"], 1, "cannot trace pid 999999999: no such process",
+       "no such pid")
+
+# A program the verifier refuses (the fault is injected only when asked):
+# the message names the program, and -v shows the verifier's log.
+r = expect(["-d", "1"], 1, "sched_process_exec_raw (raw_tp/sched_process_exec): Permission",
+           "verifier failure",
+           env={"PGRPTRACE_TEST_FAULT": "all"})
+t.ok("cannot load BPF program" in r.err, "verifier failure: says it cannot load", r.err)
+t.eq(len(r.err.strip().splitlines()), 2, "verifier failure: one line, plus the -v hint")
+t.ok("-v" in r.err, "verifier failure: points at -v for the verifier log", r.err)
+r = run_tracer(["-v", "-d", "1"], env={"PGRPTRACE_TEST_FAULT": "all"})
+t.ok("invalid mem access" in r.err, "verifier failure -v: the verifier log is shown",
+     r.err[-400:])
+t.eq(r.rc, 1, "verifier failure -v: exit code 1")
+check_nothing_left(t, "verifier failure -v")
+expect(["-d", "1"], 1, "bad PGRPTRACE_HOOKS", "bad hook level",
+       env={"PGRPTRACE_HOOKS": "kprobe"})
+# Forced to the broken level, there is no fallback.
+expect(["-d", "1"], 1, "cannot load BPF program sched_process_exec (tp_btf/", "forced level",
+       env={"PGRPTRACE_HOOKS": "tp_btf", "PGRPTRACE_TEST_FAULT": "tp_btf"})
+# With the tp_btf level refused, automatic selection falls back to raw_tp.
+r = run_tracer(["-v", "--json", "--"] + workload("exit", 6),
+               env={"PGRPTRACE_TEST_FAULT": "tp_btf"})
+t.eq(r.rc, 6, "fallback: the command ran with raw_tp hooks")
+t.ok("attached with raw_tp hooks" in r.err, "fallback: says raw_tp", r.err[-300:])
+t.eq(len(r.of("exec")), 1, "fallback: raw_tp exec event seen")
+check_nothing_left(t, "fallback")
+
+# A command that does not exist.
+expect(["--", "/nonexistent/cmd"], 127, "cannot run /nonexistent/cmd", "missing command")
+
+# Not root: an unprivileged user without capabilities.
+tmp = tempfile.mkdtemp()
+os.chmod(tmp, 0o755)
+binary = os.path.join(tmp, "pgrptrace")
+shutil.copy(PGRPTRACE, binary)
+os.chmod(binary, 0o755)
+p = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                    "--inh-caps=-all", "--bounding-set=-all", binary, "-d", "1"],
+                   capture_output=True, text=True, timeout=30)
+t.eq(p.returncode, 1, "not root: exit code 1")
+t.ok("permission denied" in p.stderr and "CAP_BPF" in p.stderr,
+     "not root: says which privileges", p.stderr.strip())
+t.eq(p.stdout, "", "not root: nothing on stdout")
+shutil.rmtree(tmp)
+check_nothing_left(t, "not root")
+
+# A closed stdout: the reader goes away while events keep coming.
+cmd = [PGRPTRACE, "--json", "--", "sh", "-c",
+       "i=0; while [ $i -lt 150 ]; do /bin/true; sleep 0.02; i=$((i+1)); done"]
+p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                     start_new_session=True)
+first = p.stdout.readline()
+p.stdout.close()
+try:
+    err = p.stderr.read()
+    rc = p.wait(timeout=30)
+finally:
+    try:
+        os.killpg(p.pid, 9)
+    except ProcessLookupError:
+        pass
+t.ok(first.startswith("{"), "closed stdout: a first record arrived", first[:40])
+t.eq(rc, 1, "closed stdout: exit code 1")
+t.ok("Broken pipe" in err, "closed stdout: says Broken pipe", err.strip())
+check_nothing_left(t, "closed stdout")
+
+# SIGTERM and SIGINT stop cleanly with exit 0.
+for sig in (15, 2):
+    p = subprocess.Popen([PGRPTRACE, "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True, start_new_session=True)
+    time.sleep(1.0)
+    os.kill(p.pid, sig)
+    out, err = p.communicate(timeout=30)
+    t.eq(p.returncode, 0, "signal %d: clean exit 0" % sig)
+    t.eq(err, "", "signal %d: nothing on stderr" % sig)
+    check_nothing_left(t, "signal %d" % sig)
+
+t.done()

@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+"""fork, exec and exit under the real tracer: exit codes, fatal signals with
+and without core dumps, threads, exec from a non-leader thread, command-mode
+exit status, and the tracer never reporting itself."""
+import os
+import signal
+import subprocess
+import tempfile
+
+from harness import Tap, check_nothing_left, run_tracer, workload
+
+t = Tap()
+
+
+def wait_status(st):
+    """(code, signal name, core) as wait(2) status says."""
+    if os.WIFEXITED(st):
+        return (os.WEXITSTATUS(st), None, False)
+    return (None, signal.Signals(os.WTERMSIG(st)).name, os.WCOREDUMP(st))
+
+
+def exit_of(run, pid):
+    ex = run.of("exit", pid)
+    if len(ex) != 1:
+        return None
+    x = ex[0]["exit"]
+    return (x["code"], x["signal"], x["core"])
+
+
+# Exit codes and fatal signals, compared with what waitpid() saw.
+with tempfile.TemporaryDirectory() as cores:   # core files land in the cwd
+    r = run_tracer(["--json", "--"] + workload("signals"), cwd=cores)
+t.eq(r.rc, 0, "signals: tracer exits with the command's status 0")
+t.eq(r.bad_lines, [], "signals: every line is valid JSON")
+dumped = False
+for f in r.fact("signal") + r.fact("code"):
+    want = wait_status(f["status"])
+    dumped |= want[2]
+    t.eq(exit_of(r, f["pid"]), want, "signals: exit of pid %d matches waitpid" % f["pid"])
+t.ok(any(r.fact("signal")), "signals: the workload reported its children")
+if not dumped:
+    t.diag("no core was dumped (core_pattern %r)" %
+           open("/proc/sys/kernel/core_pattern").read().strip())
+t.ok(dumped, "signals: a core-dumping signal was seen with core=true")
+for f in r.fact("signal") + r.fact("code"):
+    forks = [e for e in r.of("fork") if e["child"]["pid"] == f["pid"]]
+    t.eq(len(forks), 1, "signals: one fork event for child %d" % f["pid"])
+
+# Command mode: exit code, and 128+N for a signal.
+r = run_tracer(["--json", "--"] + workload("exit", 7))
+t.eq(r.rc, 7, "command mode: exit status 7 is passed through")
+execs = r.of("exec")
+t.eq(len(execs), 1, "command mode: one exec event")
+if execs:
+    t.eq(execs[0]["filename"], workload()[0], "command mode: exec filename")
+    t.ok("old_tid" not in execs[0], "command mode: no old_tid for a leader exec")
+    t.eq(exit_of(r, execs[0]["process"]["pid"]), (7, None, False), "command mode: exit code 7")
+r = run_tracer(["--json", "--"] + workload("raise", int(signal.SIGTERM)))
+t.eq(r.rc, 128 + signal.SIGTERM, "command mode: killed by SIGTERM gives 143")
+
+# The leader thread exits first: one process exit, at the last thread.
+r = run_tracer(["--json", "--"] + workload("threads"))
+facts = r.fact("threads")
+last = r.fact("last_thread")
+if t.ok(facts and last, "threads: workload ran"):
+    pid = facts[0]["pid"]
+    exits = r.of("exit", pid)
+    t.eq(len(exits), 1, "threads: exactly one exit for the process")
+    if exits:
+        t.eq(exits[0]["process"]["tid"], last[0]["tid"], "threads: exit reported by the last thread")
+        t.eq(exit_of(r, pid), (9, None, False), "threads: exit code of exit(9) in the last thread")
+    t.eq(r.of("fork", pid), [], "threads: thread creation is not reported as fork")
+t.eq(r.rc, 9, "threads: command status 9")
+
+# exec from a non-leader thread: the kernel gives it the leader's tid.
+r = run_tracer(["--json", "--"] + workload("thread_exec"))
+f = r.fact("thread_exec")
+if t.ok(f, "thread exec: workload ran"):
+    pid, tid = f[0]["pid"], f[0]["tid"]
+    execs = [e for e in r.of("exec", pid) if e.get("old_tid")]
+    t.eq(len(execs), 1, "thread exec: one exec with old_tid")
+    if execs:
+        t.eq(execs[0]["old_tid"], tid, "thread exec: old_tid is the exec'ing thread")
+        t.eq(execs[0]["process"]["tid"], pid, "thread exec: tid is now the tgid")
+    t.eq(exit_of(r, pid), (4, None, False), "thread exec: the new image exits 4")
+t.eq(r.rc, 4, "thread exec: command status 4")
+
+# The tracer never reports itself. With -a it traces the whole machine, and
+# it forks the command itself: that fork must not appear.
+r = run_tracer(["--json", "-a", "--"] + workload("exit", 0))
+mine = [e for e in r.of("exec") if e["filename"] == workload()[0]]
+if t.ok(len(mine) == 1, "self: the command's exec is reported with -a", len(mine), 1):
+    tracer = mine[0]["process"]["ppid"]
+    own = [e["event"] for e in r.events if (e.get("process") or {}).get("pid") == tracer]
+    t.eq(own, [], "self: no event from the tracer (pid %d)" % tracer)
+
+# -p PID follows an existing process and its descendants only; a process
+# started outside the subtree meanwhile is not reported.
+child = subprocess.Popen(["sh", "-c", "sleep 0.7; %s exit 5; %s exit 6" %
+                          (workload()[0], workload()[0])], start_new_session=True)
+outsider = subprocess.Popen(["sh", "-c", "sleep 0.7; exec %s exit 77" % workload()[0]],
+                            start_new_session=True)
+r = run_tracer(["--json", "-p", str(child.pid), "-d", "3"])
+child.wait()
+outsider.wait()
+codes = sorted({e["exit"]["code"] for e in r.of("exit")} - {0, None})
+t.eq(codes, [5, 6], "-p: exits of the descendants seen, the outsider's not")
+subtree = {child.pid}
+stray = []
+for e in r.events:
+    p = e.get("process")
+    if p["pid"] in subtree or p["ppid"] in subtree:
+        subtree.add(p["pid"])
+        if e["event"] == "fork":
+            subtree.add(e["child"]["pid"])
+    else:
+        stray.append(p)
+t.eq(stray, [], "-p: every event comes from the subtree")
+t.eq(r.rc, 0, "-p: exit 0 after -d")
+
+check_nothing_left(t, "lifecycle")
+t.done()

@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Unit tests: record validation and the decoding of raw kernel values. */
+#include <errno.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <string.h>
+#include <cmocka.h>
+#include "decode.h"
+
+static void test_record_validation(void **state)
+{
+	struct pgt_exit rec = {};
+	struct pgt_event ev;
+	unsigned char junk[8] = {};
+
+	rec.hdr.type = PGT_EXIT;
+	rec.hdr.size = sizeof(rec);
+	assert_int_equal(decode__record(&rec, sizeof(rec), &ev), 0);
+	assert_ptr_equal(ev.exit, &rec);
+
+	assert_int_equal(decode__record(junk, sizeof(junk), &ev), -EINVAL);
+	assert_int_equal(decode__record(NULL, 0, &ev), -EINVAL);
+	/* Truncated: the ring buffer gave fewer bytes than the header claims. */
+	assert_int_equal(decode__record(&rec, sizeof(rec) - 1, &ev), -EINVAL);
+	/* A size that does not match the type. */
+	rec.hdr.size = sizeof(rec) + 8;
+	assert_int_equal(decode__record(&rec, sizeof(rec), &ev), -EINVAL);
+	rec.hdr.size = sizeof(rec);
+	rec.hdr.type = 0;
+	assert_int_equal(decode__record(&rec, sizeof(rec), &ev), -EINVAL);
+	rec.hdr.type = PGT_TYPE_MAX;
+	assert_int_equal(decode__record(&rec, sizeof(rec), &ev), -EINVAL);
+}
+
+static void test_every_type_validates(void **state)
+{
+	static const size_t sizes[PGT_TYPE_MAX] = {
+		[PGT_FORK] = sizeof(struct pgt_fork),
+		[PGT_EXEC] = sizeof(struct pgt_exec),
+		[PGT_EXIT] = sizeof(struct pgt_exit),
+		[PGT_SETSID] = sizeof(struct pgt_setsid),
+		[PGT_SETPGID] = sizeof(struct pgt_setpgid),
+		[PGT_SUBREAPER] = sizeof(struct pgt_subreaper),
+	};
+	unsigned char buf[1024] = {};
+	struct pgt_hdr *h = (void *)buf;
+	struct pgt_event ev;
+	unsigned int t;
+
+	for (t = 1; t < PGT_TYPE_MAX; t++) {
+		h->type = t;
+		h->size = sizes[t];
+		assert_int_equal(decode__record(buf, sizes[t], &ev), 0);
+		assert_non_null(decode__type_name(t));
+	}
+	assert_null(decode__type_name(0));
+	assert_null(decode__type_name(PGT_TYPE_MAX));
+}
+
+static void test_exit_status(void **state)
+{
+	struct exit_info xi;
+
+	decode__exit_status(3 << 8, &xi);
+	assert_true(xi.exited);
+	assert_int_equal(xi.code, 3);
+	assert_int_equal(xi.signal, 0);
+	assert_false(xi.core);
+
+	decode__exit_status(0, &xi);
+	assert_true(xi.exited);
+	assert_int_equal(xi.code, 0);
+
+	decode__exit_status(255 << 8, &xi);
+	assert_int_equal(xi.code, 255);
+
+	decode__exit_status(SIGSEGV | 0x80, &xi);
+	assert_false(xi.exited);
+	assert_int_equal(xi.signal, SIGSEGV);
+	assert_true(xi.core);
+
+	decode__exit_status(SIGKILL, &xi);
+	assert_false(xi.exited);
+	assert_int_equal(xi.signal, SIGKILL);
+	assert_false(xi.core);
+}
+
+static void test_names(void **state)
+{
+	char buf[16];
+
+	assert_string_equal(decode__signame(SIGSEGV, buf, sizeof(buf)), "SIGSEGV");
+	assert_string_equal(decode__signame(SIGHUP, buf, sizeof(buf)), "SIGHUP");
+	assert_string_equal(decode__signame(SIGRTMIN, buf, sizeof(buf)), "SIGRTMIN");
+	assert_string_equal(decode__signame(SIGRTMIN + 2, buf, sizeof(buf)), "SIGRTMIN+2");
+	assert_string_equal(decode__errname(EPERM, buf, sizeof(buf)), "EPERM");
+	assert_string_equal(decode__errname(EACCES, buf, sizeof(buf)), "EACCES");
+	assert_string_equal(decode__errname(ESRCH, buf, sizeof(buf)), "ESRCH");
+	assert_string_equal(decode__errname(4000, buf, sizeof(buf)), "E4000");
+}
+
+/* tty_nr as the kernel encodes it (new_encode_dev). */
+static unsigned int tty_nr(unsigned int major, unsigned int minor)
+{
+	return (minor & 0xff) | (major << 8) | ((minor & ~0xffU) << 12);
+}
+
+static void test_tty_names(void **state)
+{
+	unsigned int maj, min;
+	char buf[32];
+
+	assert_true(decode__tty_name("pts3", tty_nr(136, 3), buf, sizeof(buf)));
+	assert_string_equal(buf, "pts/3");
+	/* pty numbers past 255 spill into the next major. */
+	assert_true(decode__tty_name("pts261", tty_nr(137, 5), buf, sizeof(buf)));
+	assert_string_equal(buf, "pts/261");
+	assert_true(decode__tty_name("tty1", tty_nr(4, 1), buf, sizeof(buf)));
+	assert_string_equal(buf, "tty1");
+	assert_true(decode__tty_name("ttyS0", tty_nr(4, 64), buf, sizeof(buf)));
+	assert_string_equal(buf, "ttyS0");
+	assert_false(decode__tty_name("", 0, buf, sizeof(buf)));
+
+	decode__tty_dev(tty_nr(136, 300), &maj, &min);
+	assert_int_equal(maj, 136);
+	assert_int_equal(min, 300);
+}
+
+static void test_entity_id(void **state)
+{
+	char a[17], b[17], c[17], d[17];
+
+	decode__set_boot_id("6f1c0c8e-0000-4000-8000-000000000001");
+	decode__entity_id(100, 5000, a);
+	decode__entity_id(100, 5000, b);
+	decode__entity_id(100, 5001, c);	/* same pid, reused later */
+	assert_string_equal(a, b);
+	assert_string_not_equal(a, c);
+	assert_int_equal(strlen(a), 16);
+	decode__set_boot_id("6f1c0c8e-0000-4000-8000-000000000002");
+	decode__entity_id(100, 5000, d);	/* same pid and start, next boot */
+	assert_string_not_equal(a, d);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_record_validation),
+		cmocka_unit_test(test_every_type_validates),
+		cmocka_unit_test(test_exit_status),
+		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_tty_names),
+		cmocka_unit_test(test_entity_id),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,350 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Unit tests: both encoders, above all with hostile process names. Every
+ * JSON line is parsed back with jansson; every text line is unescaped back
+ * to the original bytes.
+ */
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <errno.h>
+#include <cmocka.h>
+#include <jansson.h>
+#include "format.h"
+
+static const struct fmt_ctx fc = { .boot_to_real_ns = 1764754200LL * 1000000000LL, .utc = true };
+
+/* Names a process can give itself with prctl(PR_SET_NAME), up to 16 bytes. */
+static const char *const hostile[] = {
+	"plain",
+	"new\nline",
+	"\x1b[2J\x1b[H",		/* clear the screen */
+	"q\"uo'te",
+	"back\\slash",
+	"\xff\xfe\x80",			/* invalid UTF-8 */
+	"caf\xc3\xa9",			/* valid UTF-8 */
+	"\xc2\x9b" "31m",		/* C1 CSI */
+	"tab\there\r",
+	"\xed\xa0\x80",			/* an encoded surrogate: invalid */
+	"0123456789abcdef",		/* all 16 bytes, no NUL */
+};
+
+static void fill_proc(struct pgt_proc *p, const char *comm)
+{
+	memset(p, 0, sizeof(*p));
+	p->pid = 1234;
+	p->tid = 1234;
+	p->ppid = 1200;
+	p->pgid = 1234;
+	p->sid = 1100;
+	p->uid = 1000;
+	p->auid = PGT_ID_UNSET;
+	p->ses = PGT_ID_UNSET;
+	p->start_ns = 987654321;
+	p->pidns_ino = 4026531836ULL;
+	p->ns_pid = 1234;
+	p->tty_nr = (136 << 8) | 3;
+	strcpy(p->tty, "pts3");
+	memcpy(p->comm, comm, strnlen(comm, sizeof(p->comm)));
+}
+
+static json_t *parse_line(const struct sbuf *sb)
+{
+	json_error_t err;
+	json_t *j;
+
+	/* Exactly one line. */
+	assert_true(sb->len > 0);
+	assert_int_equal(sb->buf[sb->len - 1], '\n');
+	assert_null(memchr(sb->buf, '\n', sb->len - 1));
+	j = json_loadb(sb->buf, sb->len, 0, &err);
+	if (!j)
+		fail_msg("invalid JSON (%s): %s", err.text, sb->buf);
+	return j;
+}
+
+static void hex_decode(const char *hex, char *out, size_t *len)
+{
+	size_t i, n = strlen(hex) / 2;
+
+	for (i = 0; i < n; i++) {
+		unsigned int b;
+
+		assert_int_equal(sscanf(hex + 2 * i, "%2x", &b), 1);
+		out[i] = (char)b;
+	}
+	*len = n;
+}
+
+static void test_json_hostile_comm(void **state)
+{
+	struct pgt_exec rec;
+	struct pgt_event ev = { .hdr = &rec.hdr, .exec = &rec };
+	struct sbuf sb = {};
+	size_t i;
+
+	for (i = 0; i < sizeof(hostile) / sizeof(hostile[0]); i++) {
+		size_t want = strnlen(hostile[i], PGT_COMM_LEN), got;
+		json_t *j, *proc, *hex;
+		char raw[64];
+
+		memset(&rec, 0, sizeof(rec));
+		rec.hdr.type = PGT_EXEC;
+		rec.hdr.size = sizeof(rec);
+		rec.hdr.seq = i;
+		fill_proc(&rec.proc, hostile[i]);
+		rec.old_tid = 1234;
+		memcpy(rec.filename, hostile[i], want);
+		sbuf__reset(&sb);
+		json__event(&sb, &fc, &ev);
+		j = parse_line(&sb);
+		proc = json_object_get(j, "process");
+		assert_non_null(proc);
+		hex = json_object_get(proc, "comm_hex");
+		if (hex) {
+			/* Not UTF-8: the hex field gives the bytes back exactly. */
+			hex_decode(json_string_value(hex), raw, &got);
+			assert_int_equal(got, want);
+			assert_memory_equal(raw, hostile[i], want);
+			assert_non_null(json_object_get(j, "filename_hex"));
+		} else {
+			const char *s = json_string_value(json_object_get(proc, "comm"));
+
+			assert_non_null(s);
+			assert_int_equal(strlen(s), want);
+			assert_memory_equal(s, hostile[i], want);
+		}
+		assert_null(json_object_get(j, "old_tid"));
+		json_decref(j);
+	}
+	sbuf__free(&sb);
+}
+
+/* Undo the text escaping: "\\" and "\xNN". */
+static size_t text_unescape(const char *s, size_t n, char *out)
+{
+	size_t i = 0, o = 0;
+
+	while (i < n) {
+		if (s[i] == '\\' && i + 1 < n && s[i + 1] == '\\') {
+			out[o++] = '\\';
+			i += 2;
+		} else if (s[i] == '\\' && i + 3 < n && s[i + 1] == 'x') {
+			unsigned int b;
+
+			assert_int_equal(sscanf(s + i + 2, "%2x", &b), 1);
+			out[o++] = (char)b;
+			i += 4;
+		} else {
+			out[o++] = s[i++];
+		}
+	}
+	return o;
+}
+
+static void test_text_hostile_comm(void **state)
+{
+	struct sbuf sb = {};
+	size_t i, j;
+
+	for (i = 0; i < sizeof(hostile) / sizeof(hostile[0]); i++) {
+		size_t want = strnlen(hostile[i], PGT_COMM_LEN);
+		char back[128];
+		size_t n;
+
+		sbuf__reset(&sb);
+		sbuf__put_text(&sb, hostile[i], PGT_COMM_LEN);
+		for (j = 0; j < sb.len; j++) {
+			unsigned char c = (unsigned char)sb.buf[j];
+
+			assert_false(c < 0x20 || c == 0x7f);
+			/* No C1 control survives either. */
+			if (c == 0xc2 && j + 1 < sb.len)
+				assert_true((unsigned char)sb.buf[j + 1] >= 0xa0);
+		}
+		n = text_unescape(sb.buf, sb.len, back);
+		assert_int_equal(n, want);
+		assert_memory_equal(back, hostile[i], want);
+	}
+	sbuf__free(&sb);
+}
+
+static void test_text_line_is_one_line(void **state)
+{
+	struct pgt_fork rec = {};
+	struct pgt_event ev = { .hdr = &rec.hdr, .fork = &rec };
+	struct sbuf sb = {};
+
+	rec.hdr.type = PGT_FORK;
+	rec.hdr.size = sizeof(rec);
+	fill_proc(&rec.proc, "evil\n\x1b[2Jname");
+	fill_proc(&rec.child, "child");
+	rec.child.pid = 1235;
+	rec.child.ppid = 1234;
+	text__event(&sb, &fc, &ev);
+	assert_int_equal(sb.buf[sb.len - 1], '\n');
+	assert_null(memchr(sb.buf, '\n', sb.len - 1));
+	assert_null(memchr(sb.buf, 0x1b, sb.len));
+	assert_non_null(strstr(sb.buf, "evil\\x0a\\x1b[2Jname"));
+	assert_non_null(strstr(sb.buf, "child 1235"));
+	assert_non_null(strstr(sb.buf, "pts/3"));
+	sbuf__free(&sb);
+}
+
+static void test_json_exit(void **state)
+{
+	struct pgt_exit rec = {};
+	struct pgt_event ev = { .hdr = &rec.hdr, .exit = &rec };
+	struct sbuf sb = {};
+	json_t *j, *x;
+
+	rec.hdr.type = PGT_EXIT;
+	rec.hdr.size = sizeof(rec);
+	rec.hdr.seq = 77;
+	rec.hdr.ts_ns = 123456789;
+	fill_proc(&rec.proc, "sh");
+	rec.status = SIGSEGV | 0x80;
+	json__event(&sb, &fc, &ev);
+	j = parse_line(&sb);
+	assert_int_equal(json_integer_value(json_object_get(j, "schema")), 1);
+	assert_int_equal(json_integer_value(json_object_get(j, "seq")), 77);
+	assert_string_equal(json_string_value(json_object_get(j, "event")), "exit");
+	assert_string_equal(json_string_value(json_object_get(j, "time")),
+			    "2025-12-03T09:30:00.123456789Z");
+	x = json_object_get(j, "exit");
+	assert_true(json_is_null(json_object_get(x, "code")));
+	assert_string_equal(json_string_value(json_object_get(x, "signal")), "SIGSEGV");
+	assert_true(json_is_true(json_object_get(x, "core")));
+	x = json_object_get(j, "process");
+	assert_string_equal(json_string_value(json_object_get(x, "tty")), "pts/3");
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(x, "tty_dev"),
+							    "minor")), 3);
+	assert_true(json_is_null(json_object_get(x, "auid")));
+	assert_true(json_is_null(json_object_get(x, "ses")));
+	assert_int_equal(strlen(json_string_value(json_object_get(x, "entity_id"))), 16);
+	json_decref(j);
+
+	sbuf__reset(&sb);
+	rec.status = 3 << 8;
+	json__event(&sb, &fc, &ev);
+	j = parse_line(&sb);
+	x = json_object_get(j, "exit");
+	assert_int_equal(json_integer_value(json_object_get(x, "code")), 3);
+	assert_true(json_is_null(json_object_get(x, "signal")));
+	assert_true(json_is_false(json_object_get(x, "core")));
+	json_decref(j);
+	sbuf__free(&sb);
+}
+
+static void test_json_setsid_and_setpgid(void **state)
+{
+	struct pgt_setsid ss = {};
+	struct pgt_setpgid sp = {};
+	struct pgt_event ev = { .hdr = &ss.hdr, .setsid = &ss };
+	struct sbuf sb = {};
+	json_t *j;
+
+	ss.hdr.type = PGT_SETSID;
+	ss.hdr.size = sizeof(ss);
+	fill_proc(&ss.proc, "setsid");
+	ss.proc.sid = 1234;
+	ss.proc.tty_nr = 0;
+	ss.proc.tty[0] = '\0';
+	ss.old.pgid = 1200;
+	ss.old.sid = 1100;
+	ss.old.tty_nr = (136 << 8) | 3;
+	strcpy(ss.old.tty, "pts3");
+	ss.ret = 1234;
+	json__event(&sb, &fc, &ev);
+	j = parse_line(&sb);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "old"), "sid")), 1100);
+	assert_string_equal(json_string_value(json_object_get(json_object_get(j, "old"), "tty")),
+			    "pts/3");
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "new"), "sid")), 1234);
+	assert_true(json_is_null(json_object_get(json_object_get(j, "new"), "tty")));
+	assert_null(json_object_get(j, "error"));
+	json_decref(j);
+
+	/* A failure has an error and no "new". */
+	ss.ret = -EPERM;
+	sbuf__reset(&sb);
+	json__event(&sb, &fc, &ev);
+	j = parse_line(&sb);
+	assert_string_equal(json_string_value(json_object_get(j, "error")), "EPERM");
+	assert_null(json_object_get(j, "new"));
+	json_decref(j);
+
+	sp.hdr.type = PGT_SETPGID;
+	sp.hdr.size = sizeof(sp);
+	fill_proc(&sp.proc, "bash");
+	fill_proc(&sp.target, "job");
+	sp.target.pid = 1300;
+	sp.target.pgid = 1300;
+	sp.old.pgid = 1234;
+	sp.arg_pid = 1300;
+	sp.arg_pgid = 1300;
+	sp.target_found = 1;
+	ev.hdr = &sp.hdr;
+	ev.setpgid = &sp;
+	sbuf__reset(&sb);
+	json__event(&sb, &fc, &ev);
+	j = parse_line(&sb);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "target"), "pid")),
+			 1300);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "old"), "pgid")),
+			 1234);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "new"), "pgid")),
+			 1300);
+	json_decref(j);
+
+	sp.ret = -EACCES;
+	sbuf__reset(&sb);
+	json__event(&sb, &fc, &ev);
+	j = parse_line(&sb);
+	assert_string_equal(json_string_value(json_object_get(j, "error")), "EACCES");
+	assert_null(json_object_get(j, "new"));
+	json_decref(j);
+	sbuf__free(&sb);
+}
+
+static void test_lost(void **state)
+{
+	struct lost_info li = { .total = 5, .from_ns = 1, .to_ns = 2 };
+	struct sbuf sb = {};
+	json_t *j, *l;
+
+	li.by_type[PGT_FORK] = 3;
+	li.by_type[PGT_EXIT] = 2;
+	json__lost(&sb, &fc, &li);
+	j = parse_line(&sb);
+	assert_string_equal(json_string_value(json_object_get(j, "event")), "lost");
+	assert_true(json_is_null(json_object_get(j, "seq")));
+	assert_true(json_is_null(json_object_get(j, "process")));
+	l = json_object_get(j, "lost");
+	assert_int_equal(json_integer_value(json_object_get(l, "total")), 5);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(l, "by_type"), "fork")),
+			 3);
+	json_decref(j);
+
+	sbuf__reset(&sb);
+	text__lost(&sb, &fc, &li);
+	assert_non_null(strstr(sb.buf, "lost 5 events (fork 3, exit 2)"));
+	sbuf__free(&sb);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_json_hostile_comm),
+		cmocka_unit_test(test_text_hostile_comm),
+		cmocka_unit_test(test_text_line_is_one_line),
+		cmocka_unit_test(test_json_exit),
+		cmocka_unit_test(test_json_setsid_and_setpgid),
+		cmocka_unit_test(test_lost),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
