@@ -33,7 +33,7 @@ BPF_CFLAGS	:= -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
 
 # Packages a fresh Debian 12 needs: to build, and to test.
 BUILD_PKGS	:= make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config
-TEST_PKGS	:= libcmocka-dev libjansson-dev python3 perl util-linux procps
+TEST_PKGS	:= libcmocka-dev libjansson-dev python3 perl util-linux procps man-db
 
 ifeq ($(V),1)
 Q :=

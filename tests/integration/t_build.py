@@ -1,0 +1,35 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+"""The build and its artefacts: install layout, the man page, header
+dependency tracking."""
+import os
+import subprocess
+import tempfile
+
+from harness import Tap
+
+t = Tap()
+top = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+with tempfile.TemporaryDirectory() as dest:
+    p = subprocess.run(["make", "-s", "-C", top, "install", "DESTDIR=" + dest, "prefix=/opt/pgt"],
+                       capture_output=True, text=True, timeout=600)
+    t.eq(p.returncode, 0, "install: make install succeeds")
+    binary = os.path.join(dest, "opt/pgt/sbin/pgrptrace")
+    man = os.path.join(dest, "opt/pgt/share/man/man8/pgrptrace.8")
+    t.ok(os.access(binary, os.X_OK), "install: binary under DESTDIR/prefix/sbin")
+    t.ok(os.path.exists(man), "install: man page under DESTDIR/prefix/share/man/man8")
+
+p = subprocess.run(["man", "--warnings", "-l", os.path.join(top, "docs/pgrptrace.8")],
+                   capture_output=True, text=True, timeout=60, env=dict(os.environ, MANWIDTH="80"))
+t.eq(p.returncode, 0, "man: renders")
+t.eq(p.stderr, "", "man: no warnings")
+t.ok("EXIT STATUS" in p.stdout and "EXAMPLES" in p.stdout, "man: has exit status and examples")
+
+# The dependency files list the shared header for user and BPF objects.
+for d in (".output/user/decode.d", ".output/bpf/lifecycle.bpf.d"):
+    path = os.path.join(top, d)
+    deps = open(path).read() if os.path.exists(path) else ""
+    t.ok("pgrptrace.h" in deps, "deps: %s names bpf/pgrptrace.h" % d)
+
+t.done()
