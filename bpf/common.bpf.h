@@ -11,6 +11,8 @@
 #include "core_fixes.bpf.h"
 
 #define SIGNAL_GROUP_EXIT	0x00000004	/* include/linux/sched/signal.h */
+#define PF_EXITING		0x00000004	/* include/linux/sched.h */
+#define PF_KTHREAD		0x00200000
 #define PGT_MAX_PIDNS_LEVEL	32		/* MAX_PID_NS_LEVEL */
 
 /*
@@ -205,7 +207,12 @@ static __always_inline void fill_proc(struct pgt_proc *p, struct task_struct *t)
 	if (tty) {
 		p->flags |= PGT_F_HAS_TTY;
 		read_tty(tty, &p->tty_nr, p->tty);
+		p->tty_fg_pgid = pid_nr0(tty_fg_pgrp(tty));
 	}
+	if (BPF_CORE_READ(t, exit_state))
+		p->flags |= PGT_F_ZOMBIE;
+	if (BPF_CORE_READ(t, flags) & PF_KTHREAD)
+		p->flags |= PGT_F_KTHREAD;
 	if (BPF_CORE_READ(sig, leader))
 		p->flags |= PGT_F_SESSION_LEADER;
 	if (BPF_CORE_READ_BITFIELD_PROBED(sig, is_child_subreaper))

@@ -95,6 +95,151 @@ static __always_inline int handle_exit(struct task_struct *p, bool group_dead)
 	e->nr_threads = BPF_CORE_READ(sig, nr_threads);
 	pgt_submit(e);
 out:
+	return 0;
+}
+
+#define MAX_THREAD_SCAN	8	/* threads looked at for a live one */
+#define MAX_ANCESTORS	24	/* real_parent steps to a subreaper */
+#define MAX_ORPHANS	64	/* children reported per exiting thread */
+
+static __always_inline struct task_struct *task_of_node(struct list_head *pos, size_t off)
+{
+	return (struct task_struct *)((void *)pos - off);
+}
+
+/* find_alive_thread(): a thread of @p's process that is not exiting. */
+static __always_inline struct task_struct *alive_thread(struct task_struct *p)
+{
+	size_t off = bpf_core_field_offset(struct task_struct, thread_node);
+	struct signal_struct *sig = BPF_CORE_READ(p, signal);
+	struct list_head *head = &sig->thread_head;
+	struct list_head *pos = BPF_CORE_READ(sig, thread_head.next);
+	struct task_struct *t;
+	int i;
+
+	for (i = 0; i < MAX_THREAD_SCAN && pos && pos != head; i++) {
+		t = task_of_node(pos, off);
+		if (!(BPF_CORE_READ(t, flags) & PF_EXITING))
+			return t;
+		pos = BPF_CORE_READ(t, thread_node.next);
+	}
+	return NULL;
+}
+
+/*
+ * find_child_reaper() + find_new_reaper() of kernel/exit.c: another live
+ * thread; else, below a subreaper, the nearest live subreaper ancestor in the
+ * same pid namespace; else the namespace's init. Returns 0 when the exiting
+ * task is the namespace's init with no thread left: its children are killed
+ * (zap_pid_ns_processes()), not reparented.
+ */
+static __always_inline int find_reaper(struct task_struct *father, struct task_struct **out)
+{
+	struct pid *tp = BPF_CORE_READ(father, thread_pid);
+	unsigned int level = BPF_CORE_READ(tp, level);
+	struct task_struct *r, *t, *init;
+	struct signal_struct *sig;
+	struct pid_namespace *ns;
+	struct upid up;
+	int i;
+
+	if (level >= PGT_MAX_PIDNS_LEVEL || bpf_core_read(&up, sizeof(up), &tp->numbers[level]))
+		return 0;
+	ns = up.ns;
+	init = BPF_CORE_READ(ns, child_reaper);
+	t = alive_thread(father);
+	if (t) {
+		*out = t;
+		return PGT_REAPER_THREAD;
+	}
+	if (init && BPF_CORE_READ(init, tgid) == BPF_CORE_READ(father, tgid))
+		return 0;
+	sig = BPF_CORE_READ(father, signal);
+	if (BPF_CORE_READ_BITFIELD_PROBED(sig, has_child_subreaper)) {
+		r = BPF_CORE_READ(father, real_parent);
+		for (i = 0; i < MAX_ANCESTORS && r; i++) {
+			if (BPF_CORE_READ(r, thread_pid, level) != level || BPF_CORE_READ(r, pid) == 0)
+				break;
+			sig = BPF_CORE_READ(r, signal);
+			if (BPF_CORE_READ_BITFIELD_PROBED(sig, is_child_subreaper)) {
+				t = alive_thread(r);
+				if (t) {
+					*out = t;
+					return PGT_REAPER_SUBREAPER;
+				}
+			}
+			r = BPF_CORE_READ(r, real_parent);
+		}
+	}
+	if (!init)
+		return 0;
+	*out = init;
+	return PGT_REAPER_NS_INIT;
+}
+
+/*
+ * Any exiting thread with children hands them to a new parent in
+ * exit_notify(), right after this tracepoint. Report each orphan with the
+ * parent the kernel will pick; user space confirms it at the child's next
+ * event and by --verify.
+ */
+static __always_inline void report_orphans(struct task_struct *father)
+{
+	size_t off = bpf_core_field_offset(struct task_struct, sibling);
+	struct list_head *head = &father->children;
+	struct list_head *pos = BPF_CORE_READ(father, children.next);
+	struct task_struct *reaper = NULL, *child;
+	__u32 ctgid, ftgid = BPF_CORE_READ(father, tgid);
+	struct pgt_reparent *e;
+	int reason, i;
+
+	if (!pos || pos == head)
+		return;
+	reason = find_reaper(father, &reaper);
+	if (!reason || !reaper)
+		return;
+	for (i = 0; i < MAX_ORPHANS && pos && pos != head; i++) {
+		child = task_of_node(pos, off);
+		pos = BPF_CORE_READ(child, sibling.next);
+		ctgid = BPF_CORE_READ(child, tgid);
+		if (!tgid_wanted(ctgid) && !tgid_wanted(ftgid))
+			continue;
+		e = pgt_reserve(PGT_REPARENT, sizeof(*e));
+		if (!e)
+			continue;
+		fill_proc(&e->proc, father);
+		e->child_pid = ctgid;
+		e->child_start_ns = task_start_boottime(child);
+		bpf_probe_read_kernel_str(e->child_comm, sizeof(e->child_comm), &child->comm);
+		e->reaper_pid = BPF_CORE_READ(reaper, tgid);
+		e->reaper_tid = BPF_CORE_READ(reaper, pid);
+		e->reaper_start_ns = task_start_boottime(BPF_CORE_READ(reaper, group_leader));
+		bpf_probe_read_kernel_str(e->reaper_comm, sizeof(e->reaper_comm), &reaper->comm);
+		e->reason = reason;
+		pgt_submit(e);
+	}
+}
+
+/*
+ * A process is gone for good when its leader is freed: after the reap, or
+ * at once for an auto-reaped child. Threads and an old leader replaced by a
+ * non-leader exec have pid != tgid and are skipped.
+ */
+static __always_inline int handle_free(struct task_struct *p)
+{
+	__u32 tgid = BPF_CORE_READ(p, tgid);
+	struct pgt_reap *e;
+
+	if (BPF_CORE_READ(p, pid) != tgid)
+		return 0;
+	if (tgid_wanted(tgid)) {
+		e = pgt_reserve(PGT_REAP, sizeof(*e));
+		if (e) {
+			e->pid = tgid;
+			e->start_ns = task_start_boottime(p);
+			pgt_submit(e);
+		}
+	}
 	if (filter_enabled)
 		bpf_map_delete_elem(&traced, &tgid);
 	return 0;
@@ -139,13 +284,29 @@ int BPF_PROG(sched_process_exec_raw, struct task_struct *p, pid_t old_pid,
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(sched_process_exit, struct task_struct *p)
 {
-	return handle_exit(p, group_dead_of(p, ctx));
+	handle_exit(p, group_dead_of(p, ctx));
+	report_orphans(p);
+	return 0;
 }
 
 SEC("raw_tp/sched_process_exit")
 int BPF_PROG(sched_process_exit_raw, struct task_struct *p)
 {
-	return handle_exit(p, group_dead_of(p, ctx));
+	handle_exit(p, group_dead_of(p, ctx));
+	report_orphans(p);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_free")
+int BPF_PROG(sched_process_free, struct task_struct *p)
+{
+	return handle_free(p);
+}
+
+SEC("raw_tp/sched_process_free")
+int BPF_PROG(sched_process_free_raw, struct task_struct *p)
+{
+	return handle_free(p);
 }
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

@@ -21,7 +21,17 @@ enum pgt_type {
 	PGT_SETSID,
 	PGT_SETPGID,
 	PGT_SUBREAPER,
+	PGT_REPARENT,		/* an orphan gets a new parent (predicted at exit) */
+	PGT_REAP,		/* a process is freed: model only, not printed */
+	PGT_SNAP,		/* one process of the startup snapshot (iter/task) */
 	PGT_TYPE_MAX,
+};
+
+/* Why an orphan got its new parent: find_new_reaper()'s cases. */
+enum pgt_reparent_reason {
+	PGT_REAPER_THREAD = 1,	/* another live thread of the same process */
+	PGT_REAPER_SUBREAPER,	/* nearest PR_SET_CHILD_SUBREAPER ancestor */
+	PGT_REAPER_NS_INIT,	/* the pid namespace's init */
 };
 
 /* Indices of the global counters in the "stats" map, besides drops. */
@@ -38,6 +48,8 @@ enum pgt_stat {
 #define PGT_F_GROUP_LEADER	(1U << 3)	/* pid == pgid */
 #define PGT_F_HAS_TTY		(1U << 4)	/* signal->tty != NULL */
 #define PGT_F_NO_AUDIT		(1U << 5)	/* audit fields could not be read */
+#define PGT_F_ZOMBIE		(1U << 6)	/* exit_state set (snapshot) */
+#define PGT_F_KTHREAD		(1U << 7)	/* PF_KTHREAD */
 
 #define PGT_ID_UNSET		0xffffffffU	/* loginuid/sessionid when unset */
 
@@ -66,7 +78,7 @@ struct pgt_proc {
 	__u32 ns_pid;		/* tgid as seen in its own pid namespace */
 	__u32 tty_nr;		/* ctty as in /proc/PID/stat field 7, 0 if none */
 	__u32 flags;		/* PGT_F_* */
-	__u32 __pad;
+	__u32 tty_fg_pgid;	/* foreground group of the ctty, 0 if none */
 	char tty[PGT_TTY_LEN];	/* tty->name, e.g. "pts3" */
 	char comm[PGT_COMM_LEN];	/* task->comm, untrusted bytes */
 };
@@ -135,5 +147,39 @@ struct pgt_subreaper {
 	__u32 enabled;		/* the prctl argument, as a boolean */
 };
 _Static_assert(sizeof(struct pgt_subreaper) == 24 + 96 + 8, "pgt_subreaper size");
+
+/*
+ * One orphan of an exiting thread, and the parent the kernel will give it,
+ * computed the way find_new_reaper() does, just before exit_notify() runs.
+ */
+struct pgt_reparent {
+	struct pgt_hdr hdr;
+	struct pgt_proc proc;	/* the exiting thread's process */
+	__u64 child_start_ns;	/* the orphan's identity */
+	__u64 reaper_start_ns;	/* the new parent's identity */
+	__u32 child_pid;
+	__u32 reaper_pid;	/* tgid of the new parent */
+	__u32 reaper_tid;	/* the thread it is attached to */
+	__u32 reason;		/* enum pgt_reparent_reason */
+	char child_comm[PGT_COMM_LEN];
+	char reaper_comm[PGT_COMM_LEN];
+};
+_Static_assert(sizeof(struct pgt_reparent) == 24 + 96 + 32 + 32, "pgt_reparent size");
+
+struct pgt_reap {
+	struct pgt_hdr hdr;
+	__u64 start_ns;		/* identity of the freed process */
+	__u32 pid;
+	__u32 __pad;
+};
+_Static_assert(sizeof(struct pgt_reap) == 24 + 16, "pgt_reap size");
+
+struct pgt_snap {
+	struct pgt_hdr hdr;	/* seq 0; ts_ns when this task was read */
+	struct pgt_proc proc;
+	__u32 nr_threads;
+	__u32 __pad;
+};
+_Static_assert(sizeof(struct pgt_snap) == 24 + 96 + 8, "pgt_snap size");
 
 #endif /* __PGRPTRACE_H */

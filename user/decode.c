@@ -12,6 +12,9 @@ static const size_t record_size[PGT_TYPE_MAX] = {
 	[PGT_SETSID] = sizeof(struct pgt_setsid),
 	[PGT_SETPGID] = sizeof(struct pgt_setpgid),
 	[PGT_SUBREAPER] = sizeof(struct pgt_subreaper),
+	[PGT_REPARENT] = sizeof(struct pgt_reparent),
+	[PGT_REAP] = sizeof(struct pgt_reap),
+	[PGT_SNAP] = sizeof(struct pgt_snap),
 };
 
 static const char *const type_name[PGT_TYPE_MAX] = {
@@ -21,7 +24,23 @@ static const char *const type_name[PGT_TYPE_MAX] = {
 	[PGT_SETSID] = "setsid",
 	[PGT_SETPGID] = "setpgid",
 	[PGT_SUBREAPER] = "subreaper",
+	[PGT_REPARENT] = "reparent",
+	[PGT_REAP] = "reap",
+	[PGT_SNAP] = "snapshot",
 };
+
+const char *decode__reason_name(unsigned int reason)
+{
+	switch (reason) {
+	case PGT_REAPER_THREAD:
+		return "thread";
+	case PGT_REAPER_SUBREAPER:
+		return "subreaper";
+	case PGT_REAPER_NS_INIT:
+		return "ns_init";
+	}
+	return "?";
+}
 
 int decode__record(const void *data, size_t size, struct pgt_event *ev)
 {

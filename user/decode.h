@@ -19,6 +19,9 @@ struct pgt_event {
 		const struct pgt_setsid *setsid;
 		const struct pgt_setpgid *setpgid;
 		const struct pgt_subreaper *subreaper;
+		const struct pgt_reparent *reparent;
+		const struct pgt_reap *reap;
+		const struct pgt_snap *snap;
 	};
 };
 
@@ -43,6 +46,9 @@ const char *decode__errname(int err, char *buf, size_t len);
 
 /* "fork", "exec", ...; NULL for an unknown type. */
 const char *decode__type_name(unsigned int type);
+
+/* "thread", "subreaper", "ns_init"; "?" for anything else. */
+const char *decode__reason_name(unsigned int reason);
 
 /*
  * Controlling tty name as ps(1) shows it ("pts/3", "tty1", "ttyS0"), from the

@@ -174,6 +174,24 @@ void json__event(struct sbuf *sb, const struct fmt_ctx *fc, const struct pgt_eve
 				 s->target.tty_nr);
 		break;
 	}
+	case PGT_REPARENT: {
+		const struct pgt_reparent *r = ev->reparent;
+		char eid[17];
+
+		json_proc(sb, "process", &r->proc);
+		decode__entity_id(r->child_pid, r->child_start_ns, eid);
+		sbuf__printf(sb, ",\"child\":{\"pid\":%u,\"start_ns\":%llu,\"entity_id\":\"%s\",",
+			     r->child_pid, (unsigned long long)r->child_start_ns, eid);
+		json_untrusted(sb, "comm", r->child_comm, sizeof(r->child_comm));
+		decode__entity_id(r->reaper_pid, r->reaper_start_ns, eid);
+		sbuf__printf(sb, "},\"old_ppid\":%u,\"new_ppid\":%u,\"new_parent\":{\"pid\":%u,"
+				 "\"tid\":%u,\"start_ns\":%llu,\"entity_id\":\"%s\",",
+			     r->proc.pid, r->reaper_pid, r->reaper_pid, r->reaper_tid,
+			     (unsigned long long)r->reaper_start_ns, eid);
+		json_untrusted(sb, "comm", r->reaper_comm, sizeof(r->reaper_comm));
+		sbuf__printf(sb, "},\"reason\":\"%s\"", decode__reason_name(r->reason));
+		break;
+	}
 	case PGT_SUBREAPER:
 		json_proc(sb, "process", &ev->subreaper->proc);
 		sbuf__printf(sb, ",\"enabled\":%s", ev->subreaper->enabled ? "true" : "false");

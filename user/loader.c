@@ -126,6 +126,7 @@ static void select_level(struct pgrptrace_bpf *skel, enum hook_level level)
 		{ skel->progs.sched_process_fork, skel->progs.sched_process_fork_raw },
 		{ skel->progs.sched_process_exec, skel->progs.sched_process_exec_raw },
 		{ skel->progs.sched_process_exit, skel->progs.sched_process_exit_raw },
+		{ skel->progs.sched_process_free, skel->progs.sched_process_free_raw },
 	};
 	size_t i;
 
@@ -174,7 +175,7 @@ static void report_load_error(struct pgrptrace_bpf *skel, enum hook_level level,
 }
 
 static int open_and_load(struct loader *l, const struct loader_cfg *cfg, enum hook_level level,
-			 bool quiet)
+			 bool with_iter, bool quiet)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, oo, .btf_custom_path = cfg->btf_path);
 	struct pgrptrace_bpf *skel;
@@ -193,9 +194,17 @@ static int open_and_load(struct loader *l, const struct loader_cfg *cfg, enum ho
 		bpf_map__set_max_entries(skel->maps.events, cfg->ringbuf_bytes);
 	skel->rodata->test_fault_exec = fault_injected(level);
 	select_level(skel, level);
+	/* The iterator runs on demand, not at attach. */
+	bpf_program__set_autoload(skel->progs.snapshot_task, with_iter);
+	bpf_program__set_autoattach(skel->progs.snapshot_task, false);
 
 	last_prog_err[0] = '\0';
 	err = pgrptrace_bpf__load(skel);
+	if (err && with_iter && strstr(last_prog_err, "'snapshot_task'")) {
+		/* Without task iterators, the snapshot comes from /proc. */
+		pgrptrace_bpf__destroy(skel);
+		return open_and_load(l, cfg, level, false, quiet);
+	}
 	if (err) {
 		if (!quiet)
 			report_load_error(skel, level, err);
@@ -207,6 +216,7 @@ static int open_and_load(struct loader *l, const struct loader_cfg *cfg, enum ho
 	}
 	l->skel = skel;
 	l->level = level;
+	l->has_iter = with_iter;
 	return 0;
 }
 
@@ -261,7 +271,7 @@ int loader__start(struct loader *l, const struct loader_cfg *cfg)
 	for (;;) {
 		bool last = forced || level == HOOK_LEVELS - 1;
 
-		if (!open_and_load(l, cfg, level, !last))
+		if (!open_and_load(l, cfg, level, !getenv("PGRPTRACE_TEST_NO_ITER"), !last))
 			break;
 		if (last)
 			return -1;
@@ -293,6 +303,65 @@ void loader__stop(struct loader *l)
 int loader__ringbuf_fd(const struct loader *l)
 {
 	return bpf_map__fd(l->skel->maps.events);
+}
+
+int loader__snapshot(struct loader *l, struct pgt_snap **out)
+{
+	struct bpf_link *link;
+	size_t cap = 1024, n = 0;
+	struct pgt_snap *recs, *tmp;
+	ssize_t got;
+	int fd, err = 0;
+
+	*out = NULL;
+	if (!l->has_iter)
+		return -EOPNOTSUPP;
+	link = bpf_program__attach_iter(l->skel->progs.snapshot_task, NULL);
+	if (!link)
+		return -errno;
+	fd = bpf_iter_create(bpf_link__fd(link));
+	if (fd < 0) {
+		err = -errno;
+		bpf_link__destroy(link);
+		return err;
+	}
+	recs = malloc(cap * sizeof(*recs));
+	/* Records are written whole; read() returns whole seq_file pages. */
+	while (recs) {
+		if (n == cap) {
+			tmp = realloc(recs, 2 * cap * sizeof(*recs));
+			if (!tmp) {
+				err = -ENOMEM;
+				break;
+			}
+			recs = tmp;
+			cap *= 2;
+		}
+		got = read(fd, (char *)(recs + n), (cap - n) * sizeof(*recs));
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			err = -errno;
+			break;
+		}
+		if (got == 0)
+			break;
+		if (got % sizeof(*recs)) {
+			err = -EIO;
+			break;
+		}
+		n += got / sizeof(*recs);
+	}
+	close(fd);
+	bpf_link__destroy(link);
+	if (!recs)
+		return -ENOMEM;
+	if (err) {
+		free(recs);
+		return err;
+	}
+	*out = recs;
+	return (int)n;
 }
 
 int loader__trace(struct loader *l, __u32 tgid)

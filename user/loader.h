@@ -27,6 +27,7 @@ struct loader {
 	struct pgrptrace_bpf *skel;
 	enum hook_level level;
 	bool mounted_tracefs;
+	bool has_iter;		/* the iter/task snapshot program loaded */
 };
 
 /* Everything up to attached programs; prints why and returns -1 on failure. */
@@ -34,6 +35,11 @@ int loader__start(struct loader *l, const struct loader_cfg *cfg);
 void loader__stop(struct loader *l);
 
 int loader__ringbuf_fd(const struct loader *l);
+/*
+ * Run the iter/task snapshot program: a malloc'd array of struct pgt_snap
+ * in @out, their number returned, or -errno.
+ */
+int loader__snapshot(struct loader *l, struct pgt_snap **out);
 /* Add a process to the filter set. */
 int loader__trace(struct loader *l, __u32 tgid);
 /* Failed reserves per record type, summed over CPUs. */

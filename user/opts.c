@@ -22,6 +22,9 @@ static const char doc[] =
 	"                                 # JSON Lines to a file, appended\n"
 	"  pgrptrace -p 1234              # process 1234 and its descendants\n"
 	"  pgrptrace -d 10                # stop after 10 seconds\n"
+	"  pgrptrace --snapshot           # the session/group/process tree, once\n"
+	"  pgrptrace --tree --tty pts/0   # live tree of the session on pts/0\n"
+	"  pgrptrace --verify             # check the model against /proc\n"
 	"  pgrptrace --json -- sh -c 'setsid sleep 1 &'\n"
 	"                                 # run a command, trace it and its\n"
 	"                                 # descendants, exit with its status\n"
@@ -36,6 +39,13 @@ enum {
 	OPT_BTF = 0x100,
 	OPT_RINGBUF,
 	OPT_UTC,
+	OPT_SNAPSHOT,
+	OPT_TREE,
+	OPT_VERIFY,
+	OPT_ASCII,
+	OPT_SESSION,
+	OPT_TTY,
+	OPT_UID,
 };
 
 static const struct argp_option options[] = {
@@ -49,6 +59,16 @@ static const struct argp_option options[] = {
 	{ "btf", OPT_BTF, "FILE", 0, "Use BTF from FILE instead of the kernel's", 0 },
 	{ "utc", OPT_UTC, NULL, 0, "Text times in UTC instead of local time", 0 },
 	{ "verbose", 'v', NULL, 0, "Show libbpf messages (twice: debug)", 0 },
+	{ NULL, 0, NULL, 0, "Trees:", 1 },
+	{ "snapshot", OPT_SNAPSHOT, NULL, 0, "Print the session/group/process tree once", 1 },
+	{ "tree", OPT_TREE, NULL, 0, "Show the tree live (redrawn on a terminal)", 1 },
+	{ "interval", 'i', "SECS", 0, "Live tree refresh interval (default 1)", 1 },
+	{ "ascii", OPT_ASCII, NULL, 0, "Draw the tree with ASCII", 1 },
+	{ "session", OPT_SESSION, "SID", 0, "Only this session", 1 },
+	{ "tty", OPT_TTY, "NAME", 0, "Only the session on this tty (pts/3)", 1 },
+	{ "uid", OPT_UID, "UID", 0, "Only processes of this uid", 1 },
+	{ "verify", OPT_VERIFY, NULL, 0,
+	  "Compare the model with /proc and print every difference", 1 },
 	{},
 };
 
@@ -85,7 +105,7 @@ static __u32 parse_size(struct argp_state *state, const char *arg)
 	return (__u32)v;
 }
 
-static __u64 parse_secs(struct argp_state *state, const char *arg)
+static __u64 parse_secs(struct argp_state *state, const char *what, const char *arg)
 {
 	double v;
 	char *end;
@@ -93,8 +113,8 @@ static __u64 parse_secs(struct argp_state *state, const char *arg)
 	errno = 0;
 	v = strtod(arg, &end);
 	if (errno || end == arg || *end || !(v > 0) || v > 31536000.0)
-		argp_error(state, "bad duration '%s': want seconds, more than 0, at most a year",
-			   arg);
+		argp_error(state, "bad %s '%s': want seconds, more than 0, at most a year",
+			   what, arg);
 	return (__u64)(v * 1000.0 + 0.5) ?: 1;
 }
 
@@ -116,7 +136,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		o->pid = (int)parse_int(state, "pid", arg, 1, INT_MAX);
 		break;
 	case 'd':
-		o->duration_ms = parse_secs(state, arg);
+		o->duration_ms = parse_secs(state, "duration", arg);
 		break;
 	case 'v':
 		o->verbose++;
@@ -130,6 +150,32 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_UTC:
 		o->utc = true;
 		break;
+	case OPT_SNAPSHOT:
+		o->snapshot = true;
+		break;
+	case OPT_TREE:
+		o->tree = true;
+		break;
+	case OPT_VERIFY:
+		o->verify = true;
+		break;
+	case OPT_ASCII:
+		o->ascii = true;
+		break;
+	case 'i':
+		o->interval_ms = parse_secs(state, "interval", arg);
+		break;
+	case OPT_SESSION:
+		o->has_session = true;
+		o->session = (__u32)parse_int(state, "session id", arg, 0, INT_MAX);
+		break;
+	case OPT_TTY:
+		o->tty = arg;
+		break;
+	case OPT_UID:
+		o->has_uid = true;
+		o->uid = (__u32)parse_int(state, "uid", arg, 0, 4294967294LL);
+		break;
 	case ARGP_KEY_ARG:
 		/* The first operand starts the command; the rest are its own. */
 		o->cmd = &state->argv[state->next - 1];
@@ -140,6 +186,10 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state, "-p and a command exclude each other");
 		if (o->all && !o->cmd)
 			argp_error(state, "-a needs a command");
+		if (o->snapshot + o->tree + o->verify > 1)
+			argp_error(state, "--snapshot, --tree and --verify exclude each other");
+		if ((o->snapshot || o->tree) && o->cmd)
+			argp_error(state, "--snapshot and --tree take no command");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -153,6 +203,7 @@ void opts__parse(int argc, char **argv, struct opts *o)
 
 	memset(o, 0, sizeof(*o));
 	o->ringbuf_bytes = DEFAULT_RINGBUF;
+	o->interval_ms = 1000;
 	argp_err_exit_status = 2;
 	argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, o);
 }

@@ -17,6 +17,16 @@ struct opts {
 	__u64 duration_ms;	/* -d SECS, 0 if unset */
 	__u32 ringbuf_bytes;	/* --ringbuf-size */
 	char **cmd;		/* -- CMD ARGS..., NULL if unset */
+	bool snapshot;		/* print the tree once and exit */
+	bool tree;		/* live tree */
+	bool verify;		/* compare the model with /proc */
+	bool ascii;		/* tree glyphs in ASCII */
+	__u64 interval_ms;	/* live tree refresh */
+	bool has_session;
+	__u32 session;		/* --session */
+	const char *tty;	/* --tty */
+	bool has_uid;
+	__u32 uid;		/* --uid */
 };
 
 /* Parses argv into @o; exits 2 with a message on a usage error. */

@@ -75,7 +75,8 @@ static void output__commit_line(struct output *o)
 
 void output__event(struct output *o, const struct pgt_event *ev)
 {
-	if (o->err)
+	/* Reaps and snapshot records feed the model; they are not events. */
+	if (o->err || ev->hdr->type == PGT_REAP || ev->hdr->type == PGT_SNAP)
 		return;
 	if (o->json)
 		json__event(&o->line, &o->fc, ev);
@@ -114,6 +115,14 @@ int output__flush(struct output *o)
 	}
 	sbuf__reset(&o->pending);
 	return o->err;
+}
+
+void output__raw(struct output *o, const struct sbuf *sb)
+{
+	if (o->err || !sb->len)
+		return;
+	sbuf__put(&o->line, sb->buf, sb->len);
+	output__commit_line(o);
 }
 
 int output__error(const struct output *o)

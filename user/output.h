@@ -22,6 +22,8 @@ struct output *output__open(const struct output_cfg *cfg);
 void output__start(struct output *o);
 void output__event(struct output *o, const struct pgt_event *ev);
 void output__lost(struct output *o, const struct lost_info *li);
+/* Whole lines formatted elsewhere (a tree, a report). */
+void output__raw(struct output *o, const struct sbuf *sb);
 /* Write what is buffered. Returns 0, or -errno once the sink has failed. */
 int output__flush(struct output *o);
 /* The first write error, 0 if none. */

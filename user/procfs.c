@@ -4,16 +4,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "procfs.h"
 
-struct pp {
-	pid_t pid, ppid;
-};
-
-/* ppid is the 4th field of /proc/PID/stat, after a comm that may hold ")". */
-static int read_ppid(pid_t pid, pid_t *ppid)
+/*
+ * /proc/PID/stat: "pid (comm) state ppid pgrp session tty_nr tpgid flags
+ * ... starttime(22)". The comm may hold spaces and ")", so parse from the
+ * last ")".
+ */
+int procfs__read_stat(pid_t pid, struct proc_stat *st)
 {
-	char path[64], buf[512], *p;
+	char path[64], buf[1024], *open_paren, *close_paren;
+	struct stat sb;
 	size_t n;
 	FILE *f;
 
@@ -24,18 +26,31 @@ static int read_ppid(pid_t pid, pid_t *ppid)
 	n = fread(buf, 1, sizeof(buf) - 1, f);
 	fclose(f);
 	buf[n] = '\0';
-	p = strrchr(buf, ')');
-	if (!p || sscanf(p + 1, " %*c %d", ppid) != 1)
+	open_paren = strchr(buf, '(');
+	close_paren = strrchr(buf, ')');
+	if (!open_paren || !close_paren || close_paren < open_paren)
 		return -EINVAL;
+	memset(st, 0, sizeof(*st));
+	st->pid = pid;
+	n = (size_t)(close_paren - open_paren - 1);
+	if (n > sizeof(st->comm) - 1)
+		n = sizeof(st->comm) - 1;
+	memcpy(st->comm, open_paren + 1, n);
+	if (sscanf(close_paren + 2,
+		   "%c %d %d %d %u %d %u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
+		   &st->state, &st->ppid, &st->pgid, &st->sid, &st->tty_nr, &st->tpgid, &st->flags,
+		   &st->start_ticks) != 8)
+		return -EINVAL;
+	snprintf(path, sizeof(path), "/proc/%d", pid);
+	if (stat(path, &sb) == 0)
+		st->uid = sb.st_uid;
 	return 0;
 }
 
-int procfs__descendants(pid_t root, pid_t **out)
+int procfs__list(struct proc_stat **out)
 {
-	struct pp *all = NULL, *tmp;
-	size_t n = 0, cap = 0, i, head = 0;
-	pid_t *res = NULL, *rtmp;
-	size_t nres = 0;
+	struct proc_stat *all = NULL, *tmp;
+	size_t n = 0, cap = 0;
 	struct dirent *de;
 	DIR *d;
 
@@ -44,45 +59,55 @@ int procfs__descendants(pid_t root, pid_t **out)
 	if (!d)
 		return -errno;
 	while ((de = readdir(d))) {
-		pid_t pid = atoi(de->d_name), ppid;
+		pid_t pid = atoi(de->d_name);
 
-		if (pid <= 0 || read_ppid(pid, &ppid))
+		if (pid <= 0)
 			continue;
 		if (n == cap) {
 			cap = cap ? cap * 2 : 1024;
 			tmp = realloc(all, cap * sizeof(*all));
-			if (!tmp)
-				goto oom;
+			if (!tmp) {
+				free(all);
+				closedir(d);
+				return -ENOMEM;
+			}
 			all = tmp;
 		}
-		all[n].pid = pid;
-		all[n++].ppid = ppid;
+		if (procfs__read_stat(pid, &all[n]) == 0)
+			n++;
 	}
 	closedir(d);
-	d = NULL;
+	*out = all;
+	return (int)n;
+}
 
+int procfs__descendants(pid_t root, pid_t **out)
+{
+	struct proc_stat *all;
+	pid_t *res;
+	size_t nres = 0, head = 0, i;
+	int n;
+
+	*out = NULL;
+	n = procfs__list(&all);
+	if (n < 0)
+		return n;
 	/* Breadth-first from root: res doubles as the queue. */
-	res = malloc((n + 1) * sizeof(*res));
-	if (!res)
-		goto oom;
+	res = malloc(((size_t)n + 1) * sizeof(*res));
+	if (!res) {
+		free(all);
+		return -ENOMEM;
+	}
 	res[nres++] = root;
 	while (head < nres) {
 		pid_t parent = res[head++];
 
-		for (i = 0; i < n; i++)
+		for (i = 0; i < (size_t)n; i++)
 			if (all[i].ppid == parent && all[i].pid != root)
 				res[nres++] = all[i].pid;
 	}
 	free(all);
-	/* Drop root from the front. */
 	memmove(res, res + 1, (nres - 1) * sizeof(*res));
-	rtmp = realloc(res, nres * sizeof(*res));
-	*out = rtmp ? rtmp : res;
+	*out = res;
 	return (int)(nres - 1);
-oom:
-	if (d)
-		closedir(d);
-	free(all);
-	free(res);
-	return -ENOMEM;
 }

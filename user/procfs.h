@@ -1,9 +1,26 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
-/* What /proc says, for the few things read from it. */
+/* What /proc says: the snapshot fallback, -p's subtree, and --verify. */
 #ifndef __PROCFS_H
 #define __PROCFS_H
 
 #include <sys/types.h>
+#include <linux/types.h>
+
+/* The fields of /proc/PID/stat that matter here. */
+struct proc_stat {
+	pid_t pid, ppid, pgid, sid, tpgid;
+	__u32 tty_nr;
+	__u32 flags;			/* PF_* */
+	__u32 uid;			/* owner of /proc/PID */
+	unsigned long long start_ticks;	/* clock ticks since boot */
+	char state;			/* R, S, Z, ... */
+	char comm[16];
+};
+
+int procfs__read_stat(pid_t pid, struct proc_stat *st);
+
+/* Every process (thread-group leader) now. Returns their number or -errno. */
+int procfs__list(struct proc_stat **out);
 
 /*
  * The descendants of @root (not @root itself) from /proc/PID/stat.

@@ -118,6 +118,17 @@ void text__event(struct sbuf *sb, const struct fmt_ctx *fc, const struct pgt_eve
 		}
 		break;
 	}
+	case PGT_REPARENT: {
+		const struct pgt_reparent *r = ev->reparent;
+
+		text_proc(sb, &r->proc);
+		sbuf__printf(sb, "child %u (", r->child_pid);
+		sbuf__put_text(sb, r->child_comm, sizeof(r->child_comm));
+		sbuf__printf(sb, ") ppid %u -> %u (", r->proc.pid, r->reaper_pid);
+		sbuf__put_text(sb, r->reaper_comm, sizeof(r->reaper_comm));
+		sbuf__printf(sb, ") %s", decode__reason_name(r->reason));
+		break;
+	}
 	case PGT_SUBREAPER:
 		text_proc(sb, &ev->subreaper->proc);
 		sbuf__puts(sb, ev->subreaper->enabled ? "on" : "off");

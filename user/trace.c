@@ -11,33 +11,58 @@
 #include <bpf/libbpf.h>
 #include "decode.h"
 #include "loader.h"
+#include "model.h"
 #include "output.h"
 #include "procfs.h"
+#include "snapshot.h"
 #include "trace.h"
+#include "tree.h"
+#include "verify.h"
 
 /*
  * The longest a record waits in the ring buffer: the BPF side wakes user space
  * only when a quarter of the buffer is pending, and the poll times out here.
  */
 #define POLL_MS		50
+/* --verify retries while frees of reaped processes are still in flight (RCU). */
+#define VERIFY_TRIES	25
+#define VERIFY_WAIT_MS	20
 
 static volatile sig_atomic_t stop_signal;
+static volatile sig_atomic_t verify_from;	/* pid asking for a quiet-point check */
 
 static void on_stop(int sig)
 {
 	stop_signal = sig;
 }
 
+static void on_verify_request(int sig, siginfo_t *si, void *uc)
+{
+	verify_from = si->si_pid;
+}
+
+/* A copy of a record that arrived while the snapshot was being taken. */
+struct queued {
+	struct queued *next;
+	size_t size;
+	__u64 data[];	/* aligned for the record structs */
+};
+
 struct session {
 	const struct opts *opts;
 	struct loader loader;
 	struct output *out;
 	struct ring_buffer *rb;
+	struct model *model;
+	bool print_events;		/* the event stream is the output */
+	bool filtering;			/* the BPF side reports traced tgids only */
+	bool queueing;			/* snapshot in progress: hold records */
+	struct queued *queue, **queue_tail;
 	__u64 drops_seen[PGT_TYPE_MAX];	/* drop counters already reported */
 	__u64 last_loss_check_ns;
 	__u64 records;			/* records received */
-	__u64 max_seq;			/* highest sequence number received */
 	__u64 bad_records;		/* records that failed validation */
+	unsigned int verify_diffs;	/* differences found by the last check */
 	pid_t child;			/* the command, 0 if none */
 	int child_status;
 	bool child_done;
@@ -51,10 +76,18 @@ static __u64 now_ns(clockid_t clk)
 	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
 }
 
+static void process(struct session *s, const struct pgt_event *ev)
+{
+	model__apply(s->model, ev);
+	if (s->print_events)
+		output__event(s->out, ev);
+}
+
 static int on_record(void *ctx, void *data, size_t size)
 {
 	struct session *s = ctx;
 	struct pgt_event ev;
+	struct queued *q;
 
 	if (decode__record(data, size, &ev)) {
 		if (!s->bad_records++)
@@ -62,9 +95,61 @@ static int on_record(void *ctx, void *data, size_t size)
 		return 0;
 	}
 	s->records++;
-	if (ev.hdr->seq > s->max_seq)
-		s->max_seq = ev.hdr->seq;
-	output__event(s->out, &ev);
+	if (s->queueing) {
+		q = malloc(sizeof(*q) + size);
+		if (!q)
+			return -ENOMEM;
+		q->next = NULL;
+		q->size = size;
+		memcpy(q->data, data, size);
+		*s->queue_tail = q;
+		s->queue_tail = &q->next;
+		return 0;
+	}
+	process(s, &ev);
+	return 0;
+}
+
+/* A reparent the kernel did differently from the prediction: say so. */
+static void on_note(void *ctx, const struct model_note *n)
+{
+	struct session *s = ctx;
+
+	if (n->kind != NOTE_REPARENT_MISMATCH)
+		return;
+	fprintf(stderr, "pgrptrace: pid %u was reparented to %u, not %u as predicted; corrected\n",
+		n->pid, n->actual, n->expected);
+	(void)s;
+}
+
+/*
+ * Attach first, queue what arrives, read every process, then replay the
+ * queue: the model ignores an event older than a process's snapshot record,
+ * so nothing is applied twice and nothing between the two is missed.
+ */
+static int take_snapshot(struct session *s)
+{
+	struct queued *q, *next;
+	struct pgt_event ev;
+	int n;
+
+	s->queueing = true;
+	s->queue = NULL;
+	s->queue_tail = &s->queue;
+	ring_buffer__consume(s->rb);
+	n = snapshot__take(&s->loader, s->model);
+	ring_buffer__consume(s->rb);
+	s->queueing = false;
+	for (q = s->queue; q; q = next) {
+		next = q->next;
+		if (!decode__record(q->data, q->size, &ev))
+			process(s, &ev);
+		free(q);
+	}
+	if (n < 0) {
+		fprintf(stderr, "pgrptrace: cannot take the snapshot: %s\n", strerror(-n));
+		return -1;
+	}
 	return 0;
 }
 
@@ -108,6 +193,85 @@ static void report_summary(struct session *s)
 }
 
 /*
+ * Compare with /proc, draining between tries: a reaped process leaves the
+ * model only when its task is freed, an RCU grace period after the reap.
+ */
+static void run_verify(struct session *s)
+{
+	struct verify_result res = {};
+	struct sbuf report = {};
+	int i, err = 0;
+
+	for (i = 0; i < VERIFY_TRIES; i++) {
+		ring_buffer__consume(s->rb);
+		sbuf__reset(&report);
+		err = verify__run(s->model, &report, &res);
+		if (err || !res.differences)
+			break;
+		usleep(VERIFY_WAIT_MS * 1000);
+	}
+	if (err) {
+		fprintf(stderr, "pgrptrace: cannot read /proc: %s\n", strerror(-err));
+		res.differences = 1;
+	}
+	sbuf__printf(&report, "verify: %u processes, %u differences\n", res.processes,
+		     res.differences);
+	output__raw(s->out, &report);
+	output__flush(s->out);
+	sbuf__free(&report);
+	s->verify_diffs = res.differences;
+}
+
+static bool is_descendant(const struct session *s, pid_t pid)
+{
+	const struct mproc *p = model__find(s->model, (__u32)pid);
+	int depth;
+
+	for (depth = 0; p && depth < 128; depth++) {
+		if (s->child && p->pid == (__u32)s->child)
+			return true;
+		p = p->ppid ? model__find(s->model, p->ppid) : NULL;
+	}
+	return false;
+}
+
+/* A workload under --verify -- CMD asks for a check at a quiet point. */
+static void serve_verify_request(struct session *s)
+{
+	pid_t from = verify_from;
+
+	verify_from = 0;
+	if (!s->opts->verify || !is_descendant(s, from))
+		return;
+	run_verify(s);
+	kill(from, SIGUSR1);
+}
+
+static void draw_tree(struct session *s, bool clear)
+{
+	struct tree_opts to = {
+		.ascii = s->opts->ascii,
+		.json = s->opts->json,
+		.has_session = s->opts->has_session,
+		.session = s->opts->session,
+		.tty = s->opts->tty,
+		.has_uid = s->opts->has_uid,
+		.uid = s->opts->uid,
+		.pid = (__u32)s->opts->pid,
+	};
+	struct fmt_ctx fc = {};
+	struct sbuf sb = {};
+
+	if (clear)
+		sbuf__puts(&sb, "\033[H\033[2J");
+	tree__render(s->model, &to, &fc, &sb);
+	if (!clear && s->opts->tree && !s->opts->json)
+		sbuf__putc(&sb, '\n');
+	output__raw(s->out, &sb);
+	sbuf__free(&sb);
+}
+
+/*
  * Command mode: fork now, but hold the child on a pipe until the programs
  * are attached and it is in the filter set, so that its exec is seen.
  */
@@ -136,6 +300,7 @@ static pid_t spawn_held(char **argv, int *release_fd)
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
 		signal(SIGHUP, SIG_DFL);
+		signal(SIGUSR1, SIG_DFL);
 		execvp(argv[0], argv);
 		fprintf(stderr, "pgrptrace: cannot run %s: %s\n", argv[0], strerror(errno));
 		_exit(errno == ENOENT ? 127 : 126);
@@ -154,6 +319,8 @@ static int seed_pid(struct session *s, pid_t root)
 		fprintf(stderr, "pgrptrace: cannot trace pid %d: no such process\n", root);
 		return -1;
 	}
+	if (!s->filtering)
+		return 0;
 	loader__trace(&s->loader, root);
 	n = procfs__descendants(root, &kids);
 	if (n < 0) {
@@ -170,11 +337,14 @@ static int seed_pid(struct session *s, pid_t root)
 static void install_handlers(void)
 {
 	struct sigaction sa = { .sa_handler = on_stop };
+	struct sigaction sv = { .sa_sigaction = on_verify_request, .sa_flags = SA_SIGINFO };
 
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	sigemptyset(&sv.sa_mask);
+	sigaction(SIGUSR1, &sv, NULL);
 	signal(SIGPIPE, SIG_IGN);
 }
 
@@ -204,7 +374,8 @@ static int child_exit_code(const struct session *s)
 
 static int stream(struct session *s)
 {
-	__u64 deadline = 0;
+	__u64 deadline = 0, next_draw = 0, drawn_gen = (__u64)-1, now;
+	bool tty_out = !s->opts->output && isatty(STDOUT_FILENO) && !s->opts->json;
 	int err = 0;
 
 	if (s->opts->duration_ms)
@@ -212,7 +383,7 @@ static int stream(struct session *s)
 	while (!stop_signal) {
 		err = ring_buffer__poll(s->rb, POLL_MS);
 		if (err == -EINTR)
-			continue;
+			err = 0;
 		if (err < 0)
 			break;
 		/* Records submitted without a wakeup are picked up here. */
@@ -221,15 +392,23 @@ static int stream(struct session *s)
 			break;
 		err = 0;
 		check_losses(s);
+		if (verify_from)
+			serve_verify_request(s);
+		now = now_ns(CLOCK_MONOTONIC);
+		if (s->opts->tree && s->model->generation != drawn_gen && now >= next_draw) {
+			draw_tree(s, tty_out);
+			drawn_gen = s->model->generation;
+			next_draw = now + s->opts->interval_ms * 1000000ULL;
+		}
 		if (output__flush(s->out))
 			break;
 		reap_child(s, WNOHANG);
 		if (s->child_done)
 			break;
-		if (deadline && now_ns(CLOCK_MONOTONIC) >= deadline)
+		if (deadline && now >= deadline)
 			break;
 	}
-	if (err < 0 && err != -EINTR) {
+	if (err < 0) {
 		fprintf(stderr, "pgrptrace: cannot read the ring buffer: %s\n", strerror(-err));
 		return -1;
 	}
@@ -241,24 +420,28 @@ static int stream(struct session *s)
 
 int trace__run(const struct opts *o)
 {
+	bool tree_mode = o->snapshot || o->tree || o->verify;
 	struct output_cfg ocfg = { .json = o->json, .path = o->output };
 	struct loader_cfg lcfg = {
 		.self_tgid = (__u32)getpid(),
-		.filter = (o->cmd && !o->all) || o->pid,
+		.filter = !tree_mode && ((o->cmd && !o->all) || o->pid),
 		.wakeup_bytes = o->ringbuf_bytes / 4,
 		.ringbuf_bytes = o->ringbuf_bytes,
 		.btf_path = o->btf_path,
 		.verbose = o->verbose,
 	};
-	struct session s = { .opts = o };
+	struct session s = { .opts = o, .print_events = !tree_mode };
 	int release_fd = -1, ret = 1, werr;
 
 	install_handlers();
 	if (decode__init_boot_id())
 		decode__set_boot_id("unknown");
+	s.model = model__new();
 	s.out = output__open(&ocfg);
-	if (!s.out)
-		return 1;
+	if (!s.model || !s.out)
+		goto out;
+	model__set_note_fn(s.model, on_note, &s);
+	s.filtering = lcfg.filter;
 	if (o->cmd) {
 		s.child = spawn_held(o->cmd, &release_fd);
 		if (s.child < 0)
@@ -266,7 +449,7 @@ int trace__run(const struct opts *o)
 	}
 	if (loader__start(&s.loader, &lcfg))
 		goto out;
-	if (s.child && !o->all && loader__trace(&s.loader, s.child)) {
+	if (s.child && lcfg.filter && loader__trace(&s.loader, s.child)) {
 		fprintf(stderr, "pgrptrace: cannot add pid %d to the filter\n", s.child);
 		goto out;
 	}
@@ -279,7 +462,18 @@ int trace__run(const struct opts *o)
 		goto out;
 	}
 	s.last_loss_check_ns = now_ns(CLOCK_BOOTTIME);
-	output__start(s.out);
+	if (s.print_events)
+		output__start(s.out);
+	if (take_snapshot(&s))
+		goto out;
+	if (o->snapshot || (o->verify && !o->cmd)) {
+		if (o->snapshot)
+			draw_tree(&s, false);
+		else
+			run_verify(&s);
+		ret = output__flush(s.out) || s.verify_diffs ? 1 : 0;
+		goto done;
+	}
 	if (release_fd >= 0) {
 		if (write(release_fd, "x", 1) != 1) {
 			fprintf(stderr, "pgrptrace: cannot start %s: %s\n", o->cmd[0],
@@ -291,6 +485,14 @@ int trace__run(const struct opts *o)
 	}
 	if (output__flush(s.out) == 0 && stream(&s) == 0)
 		ret = 0;
+	if (ret == 0 && o->verify) {
+		run_verify(&s);
+		if (s.verify_diffs)
+			ret = 1;
+	}
+	if (ret == 0 && s.child_done && !stop_signal && !o->verify)
+		ret = child_exit_code(&s);
+done:
 	output__flush(s.out);
 	werr = output__error(s.out);
 	if (werr) {
@@ -302,15 +504,15 @@ int trace__run(const struct opts *o)
 	if (s.bad_records)
 		fprintf(stderr, "pgrptrace: %llu malformed records skipped\n",
 			(unsigned long long)s.bad_records);
-	if (ret == 0 && s.child_done && !stop_signal)
-		ret = child_exit_code(&s);
 out:
 	if (release_fd >= 0)
 		close(release_fd);	/* an unreleased child exits 127 */
 	if (s.child > 0 && !s.child_done && ret != 0)
 		reap_child(&s, 0);
 	ring_buffer__free(s.rb);
-	loader__stop(&s.loader);
+	if (s.loader.skel)
+		loader__stop(&s.loader);
 	output__close(s.out);
+	model__free(s.model);
 	return ret;
 }

@@ -1,0 +1,415 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "model.h"
+
+struct model *model__new(void)
+{
+	return calloc(1, sizeof(struct model));
+}
+
+void model__set_note_fn(struct model *m, model_note_fn fn, void *ctx)
+{
+	m->note_fn = fn;
+	m->note_ctx = ctx;
+}
+
+static void note(struct model *m, enum model_note_kind kind, __u32 pid, __u32 expected,
+		 __u32 actual)
+{
+	struct model_note n = { kind, pid, expected, actual };
+
+	if (m->note_fn)
+		m->note_fn(m->note_ctx, &n);
+}
+
+/* ---- lineage: refcounted links, kept while a descendant needs them ---- */
+
+static struct lineage *lineage__new(const struct mproc *p, struct lineage *parent)
+{
+	struct lineage *l = calloc(1, sizeof(*l));
+
+	if (!l)
+		return NULL;
+	l->pid = p->pid;
+	l->start_ns = p->start_ns;
+	memcpy(l->comm, p->comm, sizeof(l->comm));
+	l->parent = parent;
+	if (parent)
+		parent->refs++;
+	l->refs = 1;
+	return l;
+}
+
+static void lineage__put(struct lineage *l)
+{
+	struct lineage *parent;
+
+	while (l && --l->refs == 0) {
+		parent = l->parent;
+		free(l);
+		l = parent;
+	}
+}
+
+/* ---- groups, sessions, ttys: created on first member, freed with the last ---- */
+
+static void join(struct model *m, struct mproc *p)
+{
+	struct mgroup *g;
+	struct msession *s;
+
+	HASH_FIND(hh, m->groups, &p->pgid, sizeof(p->pgid), g);
+	if (!g) {
+		g = calloc(1, sizeof(*g));
+		if (!g)
+			return;
+		g->pgid = p->pgid;
+		HASH_ADD(hh, m->groups, pgid, sizeof(g->pgid), g);
+	}
+	g->sid = p->sid;
+	g->members++;
+	HASH_FIND(hh, m->sessions, &p->sid, sizeof(p->sid), s);
+	if (!s) {
+		s = calloc(1, sizeof(*s));
+		if (!s)
+			return;
+		s->sid = p->sid;
+		HASH_ADD(hh, m->sessions, sid, sizeof(s->sid), s);
+	}
+	s->members++;
+}
+
+static void leave(struct model *m, struct mproc *p)
+{
+	struct mgroup *g;
+	struct msession *s;
+
+	HASH_FIND(hh, m->groups, &p->pgid, sizeof(p->pgid), g);
+	if (g && --g->members == 0) {
+		HASH_DEL(m->groups, g);
+		free(g);
+	}
+	HASH_FIND(hh, m->sessions, &p->sid, sizeof(p->sid), s);
+	if (s && --s->members == 0) {
+		HASH_DEL(m->sessions, s);
+		free(s);
+	}
+}
+
+/*
+ * A session's tty is its leader's; with the leader gone, any member's.
+ * A tty's foreground group is whatever the last process to report it saw.
+ */
+static void track_tty(struct model *m, const struct mproc *p, __u32 fg_pgid)
+{
+	struct msession *s;
+	struct mtty *t;
+
+	HASH_FIND(hh, m->sessions, &p->sid, sizeof(p->sid), s);
+	if (s && (p->flags & PGT_F_SESSION_LEADER || !s->tty_nr || p->tty_nr == s->tty_nr)) {
+		s->tty_nr = p->tty_nr;
+		memcpy(s->tty, p->tty, sizeof(s->tty));
+	}
+	if (!p->tty_nr)
+		return;
+	HASH_FIND(hh, m->ttys, &p->tty_nr, sizeof(p->tty_nr), t);
+	if (!t) {
+		t = calloc(1, sizeof(*t));
+		if (!t)
+			return;
+		t->tty_nr = p->tty_nr;
+		HASH_ADD(hh, m->ttys, tty_nr, sizeof(t->tty_nr), t);
+	}
+	memcpy(t->name, p->tty, sizeof(t->name));
+	t->sid = p->sid;
+	t->fg_pgid = fg_pgid;
+}
+
+static void proc_remove(struct model *m, struct mproc *p)
+{
+	leave(m, p);
+	HASH_DEL(m->procs, p);
+	lineage__put(p->lineage);
+	free(p);
+	m->generation++;
+}
+
+/* ---- processes ---- */
+
+bool model__same_start(const struct mproc *p, __u64 start_ns)
+{
+	static long tick_ns;
+
+	if (!p->start_approx)
+		return p->start_ns == start_ns;
+	if (!tick_ns)
+		tick_ns = 1000000000L / sysconf(_SC_CLK_TCK);
+	return p->start_ns / tick_ns == start_ns / tick_ns;
+}
+
+struct mproc *model__find(const struct model *m, __u32 pid)
+{
+	struct mproc *p;
+
+	HASH_FIND(hh, m->procs, &pid, sizeof(pid), p);
+	return p;
+}
+
+/*
+ * The process a context describes: found, or created. A different start
+ * time under the same pid is another process: the old one was reaped unseen.
+ */
+static struct mproc *proc_get(struct model *m, __u32 pid, __u64 start_ns, bool *created)
+{
+	struct mproc *p = model__find(m, pid);
+
+	*created = false;
+	/* An event about an older process that had this pid: long gone. */
+	if (p && !model__same_start(p, start_ns) && start_ns < p->start_ns)
+		return NULL;
+	if (p && !model__same_start(p, start_ns)) {
+		note(m, NOTE_PID_REUSED, pid, 0, 0);
+		proc_remove(m, p);
+		p = NULL;
+	}
+	if (p)
+		return p;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->pid = pid;
+	p->start_ns = start_ns;
+	HASH_ADD(hh, m->procs, pid, sizeof(p->pid), p);
+	*created = true;
+	return p;
+}
+
+/*
+ * Transition "update": an event's context is the truth about its process at
+ * that moment, whatever the event type. This is also what confirms (or
+ * corrects) a predicted reparent.
+ */
+static struct mproc *proc_update(struct model *m, const struct pgt_proc *c, __u64 ts)
+{
+	bool created;
+	struct mproc *p = proc_get(m, c->pid, c->start_ns, &created);
+
+	if (!p)
+		return NULL;
+	if (p->start_approx) {
+		p->start_ns = c->start_ns;	/* now exact */
+		p->start_approx = false;
+	}
+	if (!created && ts && ts < p->updated_ns)
+		return p;	/* older than what we know */
+	if (!created)
+		leave(m, p);
+	if (p->predicted_ppid && c->ppid != p->predicted_ppid)
+		note(m, NOTE_REPARENT_MISMATCH, p->pid, p->predicted_ppid, c->ppid);
+	p->predicted_ppid = 0;
+	p->tid = c->tid;
+	p->ppid = c->ppid;
+	p->pgid = c->pgid;
+	p->sid = c->sid;
+	p->uid = c->uid;
+	p->auid = c->auid;
+	p->ses = c->ses;
+	p->ns_pid = c->ns_pid;
+	p->pidns_ino = c->pidns_ino;
+	p->tty_nr = c->tty_nr;
+	p->flags = c->flags;
+	memcpy(p->tty, c->tty, sizeof(p->tty));
+	memcpy(p->comm, c->comm, sizeof(p->comm));
+	if (c->flags & PGT_F_ZOMBIE)
+		p->zombie = true;
+	p->updated_ns = ts;
+	join(m, p);
+	track_tty(m, p, c->tty_fg_pgid);
+	m->generation++;
+	return p;
+}
+
+/* Transition "fork": the child is born into its parent's lineage. */
+static void on_proc_fork(struct model *m, const struct pgt_fork *e)
+{
+	struct mproc *parent = proc_update(m, &e->proc, e->hdr.ts_ns);
+	struct mproc *child = proc_update(m, &e->child, e->hdr.ts_ns);
+	struct mproc *real_parent = model__find(m, e->child.ppid);
+
+	if (!child || child->lineage)
+		return;
+	if (real_parent && real_parent != parent)
+		parent = real_parent;	/* CLONE_PARENT */
+	child->lineage = lineage__new(child, parent ? parent->lineage : NULL);
+}
+
+/* Transition "exec": new name; a non-leader exec keeps the process. */
+static void on_proc_exec(struct model *m, const struct pgt_exec *e)
+{
+	struct mproc *p = proc_update(m, &e->proc, e->hdr.ts_ns);
+
+	if (p && p->lineage)
+		memcpy(p->lineage->comm, p->comm, sizeof(p->comm));
+}
+
+/* Transition "exit": a zombie until reaped; it stays in its group. */
+static void on_proc_exit(struct model *m, const struct pgt_exit *e)
+{
+	struct mproc *p = proc_update(m, &e->proc, e->hdr.ts_ns);
+
+	if (!p)
+		return;
+	p->zombie = true;
+	p->exit_status = e->status;
+}
+
+/* Transition "reap": gone; its group and session lose a member. */
+static void on_reap(struct model *m, const struct pgt_reap *e)
+{
+	struct mproc *p = model__find(m, e->pid);
+
+	if (p && model__same_start(p, e->start_ns))
+		proc_remove(m, p);
+}
+
+/* Transition "reparent": the orphan's new parent, to be confirmed. */
+static void on_reparent(struct model *m, const struct pgt_reparent *e)
+{
+	struct mproc *c = model__find(m, e->child_pid);
+
+	proc_update(m, &e->proc, e->hdr.ts_ns);
+	if (!c || !model__same_start(c, e->child_start_ns))
+		return;
+	if (c->ppid != e->reaper_pid) {
+		c->adopted_from = c->ppid;
+		c->ppid = e->reaper_pid;
+		c->predicted_ppid = e->reaper_pid;
+	}
+	c->updated_ns = e->hdr.ts_ns;
+	m->generation++;
+}
+
+/* Transition "setpgid": the target moved; the caller's context as usual. */
+static void on_setpgid(struct model *m, const struct pgt_setpgid *e)
+{
+	proc_update(m, &e->proc, e->hdr.ts_ns);
+	if (e->target_found && e->target.pid != e->proc.pid)
+		proc_update(m, &e->target, e->hdr.ts_ns);
+}
+
+void model__apply(struct model *m, const struct pgt_event *ev)
+{
+	switch (ev->hdr->type) {
+	case PGT_FORK:
+		on_proc_fork(m, ev->fork);
+		break;
+	case PGT_EXEC:
+		on_proc_exec(m, ev->exec);
+		break;
+	case PGT_EXIT:
+		on_proc_exit(m, ev->exit);
+		break;
+	case PGT_REAP:
+		on_reap(m, ev->reap);
+		break;
+	case PGT_REPARENT:
+		on_reparent(m, ev->reparent);
+		break;
+	case PGT_SETPGID:
+		on_setpgid(m, ev->setpgid);
+		break;
+	case PGT_SETSID:
+		proc_update(m, &ev->setsid->proc, ev->hdr->ts_ns);
+		break;
+	case PGT_SUBREAPER:
+		proc_update(m, &ev->subreaper->proc, ev->hdr->ts_ns);
+		break;
+	case PGT_SNAP:
+		model__snapshot_add(m, ev->snap, false);
+		break;
+	}
+}
+
+void model__snapshot_add(struct model *m, const struct pgt_snap *rec, bool start_approx)
+{
+	struct mproc *p = proc_update(m, &rec->proc, rec->hdr.ts_ns);
+
+	if (!p)
+		return;
+	p->nr_threads = rec->nr_threads;
+	p->zombie = rec->proc.flags & PGT_F_ZOMBIE;
+	if (start_approx)
+		p->start_approx = true;
+}
+
+/* Lineage for the processes the snapshot found, parents first. */
+static struct lineage *lineage_of(struct model *m, struct mproc *p, int depth)
+{
+	struct mproc *parent;
+
+	if (p->lineage || depth > 64)
+		return p->lineage;
+	parent = p->ppid && p->ppid != p->pid ? model__find(m, p->ppid) : NULL;
+	p->lineage = lineage__new(p, parent ? lineage_of(m, parent, depth + 1) : NULL);
+	return p->lineage;
+}
+
+void model__snapshot_done(struct model *m)
+{
+	struct mproc *p, *tmp;
+
+	HASH_ITER(hh, m->procs, p, tmp)
+		lineage_of(m, p, 0);
+}
+
+void model__clear(struct model *m)
+{
+	struct mproc *p, *ptmp;
+	struct mtty *t, *ttmp;
+
+	HASH_ITER(hh, m->procs, p, ptmp)
+		proc_remove(m, p);
+	HASH_ITER(hh, m->ttys, t, ttmp) {
+		HASH_DEL(m->ttys, t);
+		free(t);
+	}
+}
+
+void model__free(struct model *m)
+{
+	if (!m)
+		return;
+	model__clear(m);
+	free(m);
+}
+
+struct mgroup *model__group(const struct model *m, __u32 pgid)
+{
+	struct mgroup *g;
+
+	HASH_FIND(hh, m->groups, &pgid, sizeof(pgid), g);
+	return g;
+}
+
+struct msession *model__session(const struct model *m, __u32 sid)
+{
+	struct msession *s;
+
+	HASH_FIND(hh, m->sessions, &sid, sizeof(sid), s);
+	return s;
+}
+
+struct mtty *model__tty(const struct model *m, __u32 tty_nr)
+{
+	struct mtty *t;
+
+	HASH_FIND(hh, m->ttys, &tty_nr, sizeof(tty_nr), t);
+	return t;
+}
+
+unsigned int model__count(const struct model *m)
+{
+	return HASH_COUNT(m->procs);
+}

@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The live model: every session, process group and process on the machine,
+ * updated by small named transitions, one per event. No output code here.
+ *
+ * A process is identified by (pid, start time). At any moment a pid names at
+ * most one process that is alive or a zombie, so the table is indexed by pid,
+ * and a different start time under the same pid means the old process was
+ * reaped unseen and the pid reused.
+ */
+#ifndef __MODEL_H
+#define __MODEL_H
+
+#include <stdbool.h>
+#include <uthash.h>
+#include <linux/types.h>
+#include "decode.h"
+
+/* One link of a process's birth lineage; shared, and kept while referenced. */
+struct lineage {
+	__u32 pid;
+	__u64 start_ns;
+	char comm[PGT_COMM_LEN];
+	struct lineage *parent;	/* the parent at birth, NULL at the root */
+	unsigned int refs;
+};
+
+struct mproc {
+	__u32 pid;		/* hash key */
+	__u64 start_ns;
+	__u32 tid;		/* thread of the last update */
+	__u32 ppid, pgid, sid;
+	__u32 uid, auid, ses;
+	__u32 ns_pid;
+	__u64 pidns_ino;
+	__u32 tty_nr;
+	__u32 flags;		/* PGT_F_* */
+	__u32 nr_threads;
+	char tty[PGT_TTY_LEN];
+	char comm[PGT_COMM_LEN];
+	bool zombie;		/* exited, not yet reaped */
+	bool start_approx;	/* start time from /proc, in clock ticks */
+	__u32 exit_status;	/* raw, valid when zombie */
+	__u32 adopted_from;	/* parent before the last reparent, 0 if none */
+	__u32 predicted_ppid;	/* reparent awaiting confirmation, 0 if none */
+	__u64 updated_ns;	/* boot time of the last update */
+	struct lineage *lineage;	/* this process's own link */
+	UT_hash_handle hh;
+};
+
+struct mgroup {
+	__u32 pgid;		/* hash key */
+	__u32 sid;
+	__u32 members;		/* processes, zombies included */
+	UT_hash_handle hh;
+};
+
+struct msession {
+	__u32 sid;		/* hash key */
+	__u32 members;
+	__u32 tty_nr;		/* controlling tty, 0 if none */
+	char tty[PGT_TTY_LEN];
+	UT_hash_handle hh;
+};
+
+struct mtty {
+	__u32 tty_nr;		/* hash key */
+	__u32 sid;		/* session it controls */
+	__u32 fg_pgid;		/* foreground process group */
+	char name[PGT_TTY_LEN];
+	UT_hash_handle hh;
+};
+
+/* Something the model noticed while applying an event. */
+enum model_note_kind {
+	NOTE_REPARENT_MISMATCH = 1,	/* the kernel chose another parent */
+	NOTE_PID_REUSED,		/* a pid came back with a new start time */
+};
+
+struct model_note {
+	enum model_note_kind kind;
+	__u32 pid;
+	__u32 expected;		/* predicted ppid */
+	__u32 actual;		/* observed ppid */
+};
+
+typedef void (*model_note_fn)(void *ctx, const struct model_note *note);
+
+struct model {
+	struct mproc *procs;
+	struct mgroup *groups;
+	struct msession *sessions;
+	struct mtty *ttys;
+	model_note_fn note_fn;
+	void *note_ctx;
+	__u64 generation;	/* bumped by every change */
+};
+
+struct model *model__new(void);
+void model__free(struct model *m);
+void model__set_note_fn(struct model *m, model_note_fn fn, void *ctx);
+
+/* One event; unknown types are ignored. */
+void model__apply(struct model *m, const struct pgt_event *ev);
+/* One snapshot record; call model__snapshot_done() after the last. */
+void model__snapshot_add(struct model *m, const struct pgt_snap *rec, bool start_approx);
+void model__snapshot_done(struct model *m);
+/* Forget everything (before a fresh snapshot). */
+void model__clear(struct model *m);
+
+struct mproc *model__find(const struct model *m, __u32 pid);
+struct mgroup *model__group(const struct model *m, __u32 pgid);
+struct msession *model__session(const struct model *m, __u32 sid);
+struct mtty *model__tty(const struct model *m, __u32 tty_nr);
+unsigned int model__count(const struct model *m);
+
+/* The snapshot's time for @pid, 0 if it was not in the snapshot. */
+bool model__same_start(const struct mproc *p, __u64 start_ns);
+
+#endif /* __MODEL_H */

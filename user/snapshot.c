@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "procfs.h"
+#include "snapshot.h"
+
+#define PF_KTHREAD	0x00200000
+
+static __u64 boot_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
+}
+
+/*
+ * /proc is read one file at a time, so a process can change between two
+ * reads, and it cannot show another process's subreaper flag: both are why
+ * the iterator is preferred.
+ */
+static int from_proc(struct model *m, bool only_missing)
+{
+	long tick_ns = 1000000000L / sysconf(_SC_CLK_TCK);
+	struct proc_stat *all;
+	struct pgt_snap rec;
+	int n, i;
+
+	n = procfs__list(&all);
+	if (n < 0)
+		return n;
+	for (i = 0; i < n; i++) {
+		const struct proc_stat *st = &all[i];
+		struct pgt_proc *p = &rec.proc;
+
+		if (only_missing && model__find(m, (__u32)st->pid))
+			continue;
+		unsigned int major = (st->tty_nr >> 8) & 0xfff;
+		unsigned int minor = (st->tty_nr & 0xff) | ((st->tty_nr >> 12) & 0xfff00);
+
+		memset(&rec, 0, sizeof(rec));
+		rec.hdr.type = PGT_SNAP;
+		rec.hdr.size = sizeof(rec);
+		rec.hdr.ts_ns = boot_ns();
+		p->pid = p->tid = p->ns_pid = st->pid;
+		p->ppid = st->ppid;
+		p->pgid = st->pgid;
+		p->sid = st->sid;
+		p->uid = st->uid;
+		p->auid = p->ses = PGT_ID_UNSET;
+		p->tty_nr = st->tty_nr;
+		p->tty_fg_pgid = st->tpgid > 0 ? (__u32)st->tpgid : 0;
+		p->start_ns = st->start_ticks * tick_ns;
+		if (major >= 136 && major <= 143)
+			snprintf(p->tty, sizeof(p->tty), "pts%u", (major - 136) * 256 + minor);
+		memcpy(p->comm, st->comm, sizeof(p->comm));
+		if (st->pid == st->sid)
+			p->flags |= PGT_F_SESSION_LEADER;
+		if (st->pid == st->pgid)
+			p->flags |= PGT_F_GROUP_LEADER;
+		if (st->tty_nr)
+			p->flags |= PGT_F_HAS_TTY;
+		if (st->state == 'Z')
+			p->flags |= PGT_F_ZOMBIE;
+		if (st->flags & PF_KTHREAD)
+			p->flags |= PGT_F_KTHREAD;
+		model__snapshot_add(m, &rec, true);
+	}
+	free(all);
+	return n;
+}
+
+int snapshot__take(struct loader *l, struct model *m)
+{
+	struct pgt_snap *recs;
+	int n, i;
+
+	n = loader__snapshot(l, &recs);
+	if (n == -EOPNOTSUPP) {
+		fprintf(stderr, "pgrptrace: task iterators are not available: taking the "
+				"snapshot from /proc (racy, no subreaper flags)\n");
+		n = from_proc(m, false);
+	} else if (n >= 0) {
+		for (i = 0; i < n; i++)
+			model__snapshot_add(m, &recs[i], false);
+		free(recs);
+		/*
+		 * A process the iterator cannot see (a security policy can hide
+		 * one, as with PID 1 on some sandboxes) still has a /proc entry.
+		 */
+		if (from_proc(m, true) < 0)
+			n = -EIO;
+	}
+	if (n >= 0)
+		model__snapshot_done(m);
+	return n;
+}

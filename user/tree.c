@@ -1,0 +1,295 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <stdlib.h>
+#include <string.h>
+#include "tree.h"
+
+struct glyphs {
+	const char *tee, *last, *pipe, *blank;
+};
+
+static const struct glyphs utf8_glyphs = { "├─ ", "└─ ", "│  ", "   " };
+static const struct glyphs ascii_glyphs = { "|- ", "`- ", "|  ", "   " };
+
+/* A run of processes sharing a key (a group, or a session of groups). */
+struct run {
+	size_t first, count;
+	__u64 key_start;	/* leader's or earliest member's start */
+	__u32 id;
+};
+
+static int cmp_proc(const void *a, const void *b)
+{
+	const struct mproc *x = *(const struct mproc *const *)a;
+	const struct mproc *y = *(const struct mproc *const *)b;
+
+	if (x->sid != y->sid)
+		return x->sid < y->sid ? -1 : 1;
+	if (x->pgid != y->pgid)
+		return x->pgid < y->pgid ? -1 : 1;
+	if (x->start_ns != y->start_ns)
+		return x->start_ns < y->start_ns ? -1 : 1;
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+static int cmp_run(const void *a, const void *b)
+{
+	const struct run *x = a, *y = b;
+
+	if (x->key_start != y->key_start)
+		return x->key_start < y->key_start ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static bool in_subtree(const struct model *m, const struct mproc *p, __u32 root)
+{
+	int depth;
+
+	for (depth = 0; p && depth < 128; depth++) {
+		if (p->pid == root)
+			return true;
+		if (!p->ppid || p->ppid == p->pid)
+			return false;
+		p = model__find(m, p->ppid);
+	}
+	return false;
+}
+
+static bool wanted(const struct model *m, const struct tree_opts *o, const struct mproc *p)
+{
+	char name[32];
+
+	if (o->has_session && p->sid != o->session)
+		return false;
+	if (o->has_uid && p->uid != o->uid)
+		return false;
+	if (o->tty) {
+		const struct msession *s = model__session(m, p->sid);
+
+		if (!s || !decode__tty_name(s->tty, s->tty_nr, name, sizeof(name)) ||
+		    strcmp(name, o->tty))
+			return false;
+	}
+	if (o->pid && !in_subtree(m, p, o->pid))
+		return false;
+	return true;
+}
+
+struct ctx {
+	const struct model *m;
+	const struct tree_opts *o;
+	const struct glyphs *g;
+	struct mproc **procs;
+	struct sbuf *out;
+	char prefix[512];
+};
+
+static bool in_run(struct mproc **procs, const struct run *r, __u32 pid)
+{
+	size_t i;
+
+	for (i = r->first; i < r->first + r->count; i++)
+		if (procs[i]->pid == pid)
+			return true;
+	return false;
+}
+
+static void proc_line(struct ctx *c, const struct mproc *p, bool under_parent)
+{
+	struct sbuf *sb = c->out;
+	bool leader = p->flags & PGT_F_SESSION_LEADER;
+
+	sbuf__printf(sb, "%u ", p->pid);
+	sbuf__put_text(sb, p->comm, sizeof(p->comm));
+	if (leader || p->zombie)
+		sbuf__printf(sb, " %s%s", leader ? "s" : "", p->zombie ? "Z" : "");
+	if (!under_parent)
+		sbuf__printf(sb, "  ppid %u", p->ppid);
+	if (p->adopted_from)
+		sbuf__printf(sb, "  adopted from %u", p->adopted_from);
+	sbuf__putc(sb, '\n');
+}
+
+/* The processes of group run @r whose parent is @ppid, nested. */
+static void proc_children(struct ctx *c, const struct run *r, __u32 ppid, bool roots, int depth)
+{
+	size_t i, last = (size_t)-1, plen = strlen(c->prefix);
+
+	for (i = r->first; i < r->first + r->count; i++) {
+		const struct mproc *p = c->procs[i];
+		bool root = p->ppid == p->pid || !in_run(c->procs, r, p->ppid);
+
+		if (roots ? root : (!root && p->ppid == ppid))
+			last = i;
+	}
+	for (i = r->first; i < r->first + r->count && last != (size_t)-1; i++) {
+		const struct mproc *p = c->procs[i];
+		bool root = p->ppid == p->pid || !in_run(c->procs, r, p->ppid);
+
+		if (!(roots ? root : (!root && p->ppid == ppid)))
+			continue;
+		sbuf__printf(c->out, "%s%s", c->prefix, i == last ? c->g->last : c->g->tee);
+		proc_line(c, p, !root);
+		if (depth < 64 && plen + 8 < sizeof(c->prefix)) {
+			strcat(c->prefix, i == last ? c->g->blank : c->g->pipe);
+			proc_children(c, r, p->pid, false, depth + 1);
+			c->prefix[plen] = '\0';
+		}
+	}
+}
+
+static void session_line(struct ctx *c, const struct msession *s, __u32 sid,
+			 const struct mproc *first)
+{
+	const struct mproc *leader = model__find(c->m, sid);
+	char tty[32];
+
+	if (sid == 0) {
+		sbuf__puts(c->out, "session 0 (kernel)\n");
+		return;
+	}
+	sbuf__printf(c->out, "session %u", sid);
+	if (leader && leader->sid == sid) {
+		sbuf__printf(c->out, "  leader %u ", leader->pid);
+		sbuf__put_text(c->out, leader->comm, sizeof(leader->comm));
+	} else {
+		sbuf__puts(c->out, "  leader gone");
+	}
+	if (s && decode__tty_name(s->tty, s->tty_nr, tty, sizeof(tty)))
+		sbuf__printf(c->out, "  tty %s", tty);
+	else
+		sbuf__puts(c->out, "  no tty");
+	first = leader && leader->sid == sid ? leader : first;
+	if (first->auid != PGT_ID_UNSET)
+		sbuf__printf(c->out, "  login uid %u", first->auid);
+	sbuf__printf(c->out, "  uid %u\n", first->uid);
+}
+
+static bool is_foreground(const struct model *m, __u32 sid, __u32 pgid)
+{
+	const struct msession *s = model__session(m, sid);
+	const struct mtty *t = s && s->tty_nr ? model__tty(m, s->tty_nr) : NULL;
+
+	return t && t->sid == sid && t->fg_pgid == pgid;
+}
+
+static void json_proc(struct ctx *c, const struct mproc *p, bool *first)
+{
+	char eid[17];
+
+	decode__entity_id(p->pid, p->start_ns, eid);
+	sbuf__printf(c->out, "%s{\"pid\":%u,\"ppid\":%u,\"comm\":", *first ? "" : ",", p->pid,
+		     p->ppid);
+	sbuf__put_json_str(c->out, p->comm, sizeof(p->comm));
+	sbuf__printf(c->out, ",\"uid\":%u,\"start_ns\":%llu,\"entity_id\":\"%s\","
+			     "\"session_leader\":%s,\"zombie\":%s,\"adopted_from\":",
+		     p->uid, (unsigned long long)p->start_ns, eid,
+		     p->flags & PGT_F_SESSION_LEADER ? "true" : "false",
+		     p->zombie ? "true" : "false");
+	if (p->adopted_from)
+		sbuf__printf(c->out, "%u}", p->adopted_from);
+	else
+		sbuf__puts(c->out, "null}");
+	*first = false;
+}
+
+void tree__render(const struct model *m, const struct tree_opts *o, const struct fmt_ctx *fc,
+		  struct sbuf *out)
+{
+	struct ctx c = { .m = m, .o = o, .g = o->ascii ? &ascii_glyphs : &utf8_glyphs, .out = out };
+	struct run *groups = NULL, *sessions = NULL;
+	size_t n = 0, ng = 0, ns = 0, i, j, k;
+	struct mproc *p, *tmp;
+	char when[64];
+
+	c.procs = malloc((model__count(m) + 1) * sizeof(*c.procs));
+	groups = malloc((model__count(m) + 1) * sizeof(*groups));
+	sessions = malloc((model__count(m) + 1) * sizeof(*sessions));
+	if (!c.procs || !groups || !sessions) {
+		out->oom = true;
+		goto out;
+	}
+	HASH_ITER(hh, m->procs, p, tmp)
+		if (wanted(m, o, p))
+			c.procs[n++] = p;
+	qsort(c.procs, n, sizeof(*c.procs), cmp_proc);
+
+	/* Runs of groups; a group's key is its earliest member. */
+	for (i = 0; i < n; i = j) {
+		for (j = i; j < n && c.procs[j]->sid == c.procs[i]->sid &&
+			    c.procs[j]->pgid == c.procs[i]->pgid; j++)
+			;
+		groups[ng++] = (struct run){ i, j - i, c.procs[i]->start_ns, c.procs[i]->pgid };
+	}
+	/* Runs of sessions over the groups; a session's key is its leader. */
+	for (i = 0; i < ng; i = j) {
+		__u32 sid = c.procs[groups[i].first]->sid;
+		const struct mproc *leader = model__find(m, sid);
+		__u64 key = groups[i].key_start;
+
+		for (j = i; j < ng && c.procs[groups[j].first]->sid == sid; j++)
+			if (groups[j].key_start < key)
+				key = groups[j].key_start;
+		if (leader && leader->sid == sid)
+			key = leader->start_ns;
+		sessions[ns++] = (struct run){ i, j - i, key, sid };
+	}
+	qsort(sessions, ns, sizeof(*sessions), cmp_run);
+
+	if (o->json) {
+		fmt__rfc3339(fc, 0, when, sizeof(when));
+		sbuf__printf(out, "{\"schema\":%d,\"sessions\":[", PGT_SCHEMA_VERSION);
+	}
+	for (i = 0; i < ns; i++) {
+		struct run *s = &sessions[i];
+		const struct msession *ms = model__session(m, s->id);
+		const struct mproc *first = c.procs[groups[s->first].first];
+		const struct mproc *leader = model__find(m, s->id);
+		char tty[32];
+
+		qsort(groups + s->first, s->count, sizeof(*groups), cmp_run);
+		if (o->json) {
+			sbuf__printf(out, "%s{\"sid\":%u,\"leader\":", i ? "," : "", s->id);
+			if (leader && leader->sid == s->id)
+				sbuf__printf(out, "%u", leader->pid);
+			else
+				sbuf__puts(out, "null");
+			sbuf__puts(out, ",\"tty\":");
+			if (ms && decode__tty_name(ms->tty, ms->tty_nr, tty, sizeof(tty)))
+				sbuf__put_json_str(out, tty, sizeof(tty));
+			else
+				sbuf__puts(out, "null");
+			sbuf__puts(out, ",\"groups\":[");
+		} else {
+			session_line(&c, ms, s->id, first);
+		}
+		for (k = s->first; k < s->first + s->count; k++) {
+			bool last = k == s->first + s->count - 1;
+			bool fg = is_foreground(m, s->id, groups[k].id);
+
+			if (o->json) {
+				bool firstp = true;
+				size_t q;
+
+				sbuf__printf(out, "%s{\"pgid\":%u,\"foreground\":%s,\"processes\":[",
+					     k == s->first ? "" : ",", groups[k].id,
+					     fg ? "true" : "false");
+				for (q = groups[k].first; q < groups[k].first + groups[k].count; q++)
+					json_proc(&c, c.procs[q], &firstp);
+				sbuf__puts(out, "]}");
+				continue;
+			}
+			sbuf__printf(out, "%sgroup %u%s\n", last ? c.g->last : c.g->tee,
+				     groups[k].id, fg ? " +" : "");
+			strcpy(c.prefix, last ? c.g->blank : c.g->pipe);
+			proc_children(&c, &groups[k], 0, true, 0);
+		}
+		if (o->json)
+			sbuf__puts(out, "]}");
+	}
+	if (o->json)
+		sbuf__puts(out, "]}\n");
+out:
+	free(c.procs);
+	free(groups);
+	free(sessions);
+}

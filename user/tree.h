@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* Drawing the model: session -> process group -> process. */
+#ifndef __TREE_H
+#define __TREE_H
+
+#include <stdbool.h>
+#include "format.h"
+#include "model.h"
+#include "sbuf.h"
+
+struct tree_opts {
+	bool ascii;		/* ASCII glyphs instead of UTF-8 box drawing */
+	bool json;		/* one JSON document instead of text */
+	bool has_session;
+	__u32 session;		/* --session SID */
+	const char *tty;	/* --tty NAME ("pts/3") */
+	bool has_uid;
+	__u32 uid;		/* --uid UID */
+	__u32 pid;		/* -p PID: that subtree, 0 for all */
+};
+
+/*
+ * Sessions by their leader's start time, groups by their first member's,
+ * processes nested under their parent within the group, siblings by (start
+ * time, pid): the same model always draws the same way.
+ */
+void tree__render(const struct model *m, const struct tree_opts *o, const struct fmt_ctx *fc,
+		  struct sbuf *out);
+
+#endif /* __TREE_H */

@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <stdlib.h>
+#include <string.h>
+#include "procfs.h"
+#include "verify.h"
+
+static void diff(struct sbuf *r, struct verify_result *res, pid_t pid, const char *field,
+		 long long model, long long proc)
+{
+	sbuf__printf(r, "verify: pid %d %s: model %lld, /proc %lld\n", pid, field, model, proc);
+	res->differences++;
+}
+
+static int cmp_pid(const void *a, const void *b)
+{
+	const struct proc_stat *x = a, *y = b;
+
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+int verify__run(const struct model *m, struct sbuf *report, struct verify_result *res)
+{
+	struct proc_stat *all;
+	struct mproc *p, *tmp;
+	int n, i;
+
+	memset(res, 0, sizeof(*res));
+	n = procfs__list(&all);
+	if (n < 0)
+		return n;
+	res->processes = (unsigned int)n;
+	for (i = 0; i < n; i++) {
+		const struct proc_stat *st = &all[i];
+		const struct mtty *t;
+
+		p = model__find(m, (__u32)st->pid);
+		if (!p) {
+			sbuf__printf(report, "verify: pid %d (", st->pid);
+			sbuf__put_text(report, st->comm, sizeof(st->comm));
+			sbuf__puts(report, ") missing from the model\n");
+			res->differences++;
+			continue;
+		}
+		if (p->ppid != (__u32)st->ppid)
+			diff(report, res, st->pid, "ppid", p->ppid, st->ppid);
+		if (p->pgid != (__u32)st->pgid)
+			diff(report, res, st->pid, "pgid", p->pgid, st->pgid);
+		if (p->sid != (__u32)st->sid)
+			diff(report, res, st->pid, "sid", p->sid, st->sid);
+		if (p->tty_nr != st->tty_nr)
+			diff(report, res, st->pid, "tty_nr", p->tty_nr, st->tty_nr);
+		if (p->zombie != (st->state == 'Z'))
+			diff(report, res, st->pid, "zombie", p->zombie, st->state == 'Z');
+		if (st->tty_nr && st->tpgid > 0) {
+			t = model__tty(m, st->tty_nr);
+			if (!t || t->fg_pgid != (__u32)st->tpgid)
+				diff(report, res, st->pid, "tpgid", t ? t->fg_pgid : 0, st->tpgid);
+		}
+	}
+	qsort(all, (size_t)n, sizeof(*all), cmp_pid);
+	HASH_ITER(hh, m->procs, p, tmp) {
+		struct proc_stat key = { .pid = (pid_t)p->pid };
+
+		if (bsearch(&key, all, (size_t)n, sizeof(*all), cmp_pid))
+			continue;
+		sbuf__printf(report, "verify: pid %u (", p->pid);
+		sbuf__put_text(report, p->comm, sizeof(p->comm));
+		sbuf__puts(report, ") in the model, not in /proc\n");
+		res->differences++;
+	}
+	free(all);
+	return 0;
+}
