@@ -32,8 +32,8 @@ BPF_CFLAGS	:= -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
 		   -Ivmlinux/$(ARCH) -Ibpf -MMD -MP
 
 # Packages a fresh Debian 12 needs: to build, and to test.
-BUILD_PKGS	:= make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config
-TEST_PKGS	:= libcmocka-dev libjansson-dev python3 perl util-linux procps man-db
+BUILD_PKGS	:= make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config uthash-dev
+TEST_PKGS	:= libcmocka-dev libjansson-dev uthash-dev python3 perl util-linux procps man-db
 
 ifeq ($(V),1)
 Q :=

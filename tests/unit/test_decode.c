@@ -43,6 +43,9 @@ static void test_every_type_validates(void **state)
 		[PGT_SETSID] = sizeof(struct pgt_setsid),
 		[PGT_SETPGID] = sizeof(struct pgt_setpgid),
 		[PGT_SUBREAPER] = sizeof(struct pgt_subreaper),
+		[PGT_REPARENT] = sizeof(struct pgt_reparent),
+		[PGT_REAP] = sizeof(struct pgt_reap),
+		[PGT_SNAP] = sizeof(struct pgt_snap),
 	};
 	unsigned char buf[1024] = {};
 	struct pgt_hdr *h = (void *)buf;

@@ -1,0 +1,322 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Unit tests: the model's transitions on synthetic event sequences. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <string.h>
+#include <cmocka.h>
+#include "model.h"
+#include "tree.h"
+
+static __u64 now = 1000;
+
+static struct pgt_proc ctx(__u32 pid, __u32 ppid, __u32 pgid, __u32 sid, __u64 start,
+			   const char *comm)
+{
+	struct pgt_proc p = {};
+
+	p.pid = p.tid = pid;
+	p.ppid = ppid;
+	p.pgid = pgid;
+	p.sid = sid;
+	p.start_ns = start;
+	p.auid = p.ses = PGT_ID_UNSET;
+	if (pid == sid)
+		p.flags |= PGT_F_SESSION_LEADER;
+	strncpy(p.comm, comm, sizeof(p.comm));
+	return p;
+}
+
+static void apply(struct model *m, const void *rec, __u16 type, size_t size)
+{
+	struct pgt_hdr *h = (struct pgt_hdr *)rec;
+	struct pgt_event ev;
+
+	h->type = type;
+	h->size = (__u16)size;
+	h->ts_ns = now++;
+	assert_int_equal(decode__record(rec, size, &ev), 0);
+	model__apply(m, &ev);
+}
+
+static void snap(struct model *m, struct pgt_proc p)
+{
+	struct pgt_snap r = { .proc = p };
+
+	apply(m, &r, PGT_SNAP, sizeof(r));
+}
+
+static void fork_(struct model *m, struct pgt_proc parent, struct pgt_proc child)
+{
+	struct pgt_fork r = { .proc = parent, .child = child };
+
+	apply(m, &r, PGT_FORK, sizeof(r));
+}
+
+static void exit_(struct model *m, struct pgt_proc p, __u32 status)
+{
+	struct pgt_exit r = { .proc = p, .status = status };
+
+	apply(m, &r, PGT_EXIT, sizeof(r));
+}
+
+static void reap(struct model *m, __u32 pid, __u64 start)
+{
+	struct pgt_reap r = { .pid = pid, .start_ns = start };
+
+	apply(m, &r, PGT_REAP, sizeof(r));
+}
+
+static void reparent(struct model *m, struct pgt_proc father, __u32 child, __u64 cstart,
+		     __u32 reaper, __u32 reason)
+{
+	struct pgt_reparent r = { .proc = father, .child_pid = child, .child_start_ns = cstart,
+				  .reaper_pid = reaper, .reaper_tid = reaper, .reason = reason };
+
+	apply(m, &r, PGT_REPARENT, sizeof(r));
+}
+
+static struct model *base(void)
+{
+	struct model *m = model__new();
+
+	assert_non_null(m);
+	snap(m, ctx(1, 0, 1, 1, 10, "init"));
+	snap(m, ctx(100, 1, 100, 100, 20, "sshd"));
+	snap(m, ctx(200, 100, 200, 200, 30, "bash"));
+	model__snapshot_done(m);
+	return m;
+}
+
+static void test_pid_reuse(void **state)
+{
+	struct model *m = base();
+	struct mproc *p;
+
+	fork_(m, ctx(200, 100, 200, 200, 30, "bash"), ctx(300, 200, 200, 200, 40, "old"));
+	exit_(m, ctx(300, 200, 200, 200, 40, "old"), 0);
+	/* The reap was lost; the pid comes back as another process. */
+	fork_(m, ctx(200, 100, 200, 200, 30, "bash"), ctx(300, 200, 200, 200, 90, "new"));
+	p = model__find(m, 300);
+	assert_non_null(p);
+	assert_int_equal(p->start_ns, 90);
+	assert_string_equal(p->comm, "new");
+	assert_false(p->zombie);
+	/* A late event about the old process does not resurrect it. */
+	exit_(m, ctx(300, 200, 200, 200, 40, "old"), 0);
+	p = model__find(m, 300);
+	assert_int_equal(p->start_ns, 90);
+	assert_false(p->zombie);
+	/* Nor does a reap of the old identity remove the new one. */
+	reap(m, 300, 40);
+	assert_non_null(model__find(m, 300));
+	reap(m, 300, 90);
+	assert_null(model__find(m, 300));
+	assert_int_equal(model__group(m, 200)->members, 1);
+	model__free(m);
+}
+
+static void test_reparent_subreaper_and_init(void **state)
+{
+	struct model *m = base();
+	struct mproc *c;
+
+	fork_(m, ctx(200, 100, 200, 200, 30, "bash"), ctx(300, 200, 200, 200, 40, "a"));
+	fork_(m, ctx(300, 200, 200, 200, 40, "a"), ctx(301, 300, 200, 200, 41, "b"));
+	/* a exits: b goes to the subreaper 100. */
+	reparent(m, ctx(300, 200, 200, 200, 40, "a"), 301, 41, 100, PGT_REAPER_SUBREAPER);
+	exit_(m, ctx(300, 200, 200, 200, 40, "a"), 0);
+	c = model__find(m, 301);
+	assert_int_equal(c->ppid, 100);
+	assert_int_equal(c->adopted_from, 300);
+	assert_int_equal(c->predicted_ppid, 100);
+	/* Its next event confirms it. */
+	fork_(m, ctx(301, 100, 200, 200, 41, "b"), ctx(302, 301, 200, 200, 42, "c"));
+	assert_int_equal(c->predicted_ppid, 0);
+	assert_int_equal(c->ppid, 100);
+	/* Lineage survives: b was born to a, which was born to bash. */
+	assert_non_null(c->lineage);
+	assert_non_null(c->lineage->parent);
+	assert_int_equal(c->lineage->parent->pid, 300);
+	assert_string_equal(c->lineage->parent->comm, "a");
+	assert_int_equal(c->lineage->parent->parent->pid, 200);
+	reap(m, 300, 40);
+	assert_int_equal(c->lineage->parent->pid, 300);	/* kept for b */
+
+	/* 100 exits: b goes to init. */
+	reparent(m, ctx(100, 1, 100, 100, 20, "sshd"), 301, 41, 1, PGT_REAPER_NS_INIT);
+	assert_int_equal(c->ppid, 1);
+	assert_int_equal(c->adopted_from, 100);
+	model__free(m);
+}
+
+static int mismatches;
+
+static void count_note(void *ctx, const struct model_note *n)
+{
+	if (n->kind == NOTE_REPARENT_MISMATCH)
+		mismatches++;
+}
+
+static void test_reparent_mismatch_is_corrected(void **state)
+{
+	struct model *m = base();
+
+	model__set_note_fn(m, count_note, NULL);
+	fork_(m, ctx(200, 100, 200, 200, 30, "bash"), ctx(300, 200, 200, 200, 40, "a"));
+	reparent(m, ctx(200, 100, 200, 200, 30, "bash"), 300, 40, 100, PGT_REAPER_SUBREAPER);
+	/* The kernel chose init after all: the next event says so. */
+	fork_(m, ctx(300, 1, 200, 200, 40, "a"), ctx(301, 300, 200, 200, 41, "b"));
+	assert_int_equal(mismatches, 1);
+	assert_int_equal(model__find(m, 300)->ppid, 1);
+	model__free(m);
+}
+
+static void test_zombies_stay_in_group(void **state)
+{
+	struct model *m = base();
+
+	fork_(m, ctx(200, 100, 200, 200, 30, "bash"), ctx(300, 200, 300, 200, 40, "job"));
+	fork_(m, ctx(300, 200, 300, 200, 40, "job"), ctx(301, 300, 300, 200, 41, "job2"));
+	exit_(m, ctx(301, 300, 300, 200, 41, "job2"), 9);
+	assert_true(model__find(m, 301)->zombie);
+	assert_int_equal(model__group(m, 300)->members, 2);
+	reap(m, 301, 41);
+	assert_int_equal(model__group(m, 300)->members, 1);
+	exit_(m, ctx(300, 200, 300, 200, 40, "job"), 0);
+	reap(m, 300, 40);
+	assert_null(model__group(m, 300));
+	model__free(m);
+}
+
+static void test_leader_exits_group_lives(void **state)
+{
+	struct model *m = base();
+	struct msession *s;
+
+	fork_(m, ctx(200, 100, 200, 200, 30, "bash"), ctx(300, 200, 300, 200, 40, "job"));
+	exit_(m, ctx(200, 100, 200, 200, 30, "bash"), 0);
+	reap(m, 200, 30);
+	assert_null(model__find(m, 200));
+	assert_null(model__group(m, 200));
+	s = model__session(m, 200);
+	assert_non_null(s);
+	assert_int_equal(s->members, 1);
+	assert_non_null(model__group(m, 300));
+	model__free(m);
+}
+
+static void test_setpgid_to_existing_group(void **state)
+{
+	struct model *m = base();
+	struct pgt_setpgid r = {};
+
+	fork_(m, ctx(200, 100, 200, 200, 30, "bash"), ctx(300, 200, 200, 200, 40, "a"));
+	fork_(m, ctx(200, 100, 200, 200, 30, "bash"), ctx(301, 200, 200, 200, 41, "b"));
+	r.proc = ctx(200, 100, 200, 200, 30, "bash");
+	r.target = ctx(300, 200, 300, 200, 40, "a");
+	r.target_found = 1;
+	apply(m, &r, PGT_SETPGID, sizeof(r));
+	r.target = ctx(301, 200, 300, 200, 41, "b");
+	apply(m, &r, PGT_SETPGID, sizeof(r));
+	assert_int_equal(model__group(m, 300)->members, 2);
+	assert_int_equal(model__group(m, 200)->members, 1);
+	assert_int_equal(model__find(m, 301)->pgid, 300);
+	model__free(m);
+}
+
+static void test_non_leader_exec(void **state)
+{
+	struct model *m = base();
+	struct pgt_exec r = {};
+	struct pgt_proc p;
+
+	fork_(m, ctx(200, 100, 200, 200, 30, "bash"), ctx(300, 200, 200, 200, 40, "threads"));
+	/* Thread 305 of process 300 execs: the process keeps pid and start. */
+	p = ctx(300, 200, 200, 200, 40, "newimage");
+	r.proc = p;
+	r.old_tid = 305;
+	apply(m, &r, PGT_EXEC, sizeof(r));
+	assert_int_equal(model__count(m), 4);
+	assert_string_equal(model__find(m, 300)->comm, "newimage");
+	assert_string_equal(model__find(m, 300)->lineage->comm, "newimage");
+	model__free(m);
+}
+
+static void test_stale_event_after_snapshot(void **state)
+{
+	struct model *m = model__new();
+	struct pgt_snap s = { .proc = ctx(300, 1, 300, 300, 40, "now") };
+	struct pgt_event ev;
+	struct pgt_setsid r = {};
+
+	/* The snapshot read 300 at t=500; a queued setsid from t=400 is older. */
+	s.hdr.type = PGT_SNAP;
+	s.hdr.size = sizeof(s);
+	s.hdr.ts_ns = 500;
+	decode__record(&s, sizeof(s), &ev);
+	model__apply(m, &ev);
+	r.proc = ctx(300, 1, 1, 1, 40, "before");
+	r.hdr.type = PGT_SETSID;
+	r.hdr.size = sizeof(r);
+	r.hdr.ts_ns = 400;
+	decode__record(&r, sizeof(r), &ev);
+	model__apply(m, &ev);
+	assert_int_equal(model__find(m, 300)->sid, 300);
+	assert_string_equal(model__find(m, 300)->comm, "now");
+	model__free(m);
+}
+
+static void test_tree_rendering(void **state)
+{
+	struct model *m = base();
+	struct tree_opts o = { .ascii = true };
+	struct fmt_ctx fc = {};
+	struct sbuf sb = {};
+	struct pgt_proc job = ctx(300, 200, 300, 200, 40, "job");
+
+	job.tty_nr = (136 << 8) | 1;
+	strcpy(job.tty, "pts1");
+	job.tty_fg_pgid = 300;
+	fork_(m, ctx(200, 100, 200, 200, 30, "bash"), job);
+	fork_(m, job, ctx(301, 300, 300, 200, 41, "job2"));
+	exit_(m, ctx(301, 300, 300, 200, 41, "job2"), 0);
+	tree__render(m, &o, &fc, &sb);
+	assert_string_equal(sb.buf,
+			    "session 1  leader 1 init  no tty  uid 0\n"
+			    "`- group 1\n"
+			    "   `- 1 init s  ppid 0\n"
+			    "session 100  leader 100 sshd  no tty  uid 0\n"
+			    "`- group 100\n"
+			    "   `- 100 sshd s  ppid 1\n"
+			    "session 200  leader 200 bash  tty pts/1  uid 0\n"
+			    "|- group 200\n"
+			    "|  `- 200 bash s  ppid 100\n"
+			    "`- group 300 +\n"
+			    "   `- 300 job  ppid 200\n"
+			    "      `- 301 job2 Z\n");
+	sbuf__reset(&sb);
+	o.pid = 300;
+	tree__render(m, &o, &fc, &sb);
+	assert_non_null(strstr(sb.buf, "300 job"));
+	assert_null(strstr(sb.buf, "sshd"));
+	sbuf__free(&sb);
+	model__free(m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_pid_reuse),
+		cmocka_unit_test(test_reparent_subreaper_and_init),
+		cmocka_unit_test(test_reparent_mismatch_is_corrected),
+		cmocka_unit_test(test_zombies_stay_in_group),
+		cmocka_unit_test(test_leader_exits_group_lives),
+		cmocka_unit_test(test_setpgid_to_existing_group),
+		cmocka_unit_test(test_non_leader_exec),
+		cmocka_unit_test(test_stale_event_after_snapshot),
+		cmocka_unit_test(test_tree_rendering),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
