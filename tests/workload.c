@@ -262,6 +262,99 @@ static int scenario_subreaper(void)
 	return 0;
 }
 
+/* Double fork under a subreaper: the grandchild is adopted by us. */
+static int scenario_daemonize(void)
+{
+	pid_t a, b;
+	int fds[2];
+
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0))
+		die("prctl");
+	if (pipe(fds))
+		die("pipe");
+	a = xfork();
+	if (a == 0) {
+		b = xfork();
+		if (b == 0) {
+			close(fds[0]);
+			usleep(300000);
+			_exit(0);
+		}
+		if (write(fds[1], &b, sizeof(b)) != sizeof(b))
+			_exit(103);
+		_exit(0);
+	}
+	close(fds[1]);
+	if (read(fds[0], &b, sizeof(b)) != sizeof(b))
+		die("read");
+	xwait(a);
+	fact("{\"what\":\"daemonize\",\"pid\":%d,\"middle\":%d,\"daemon\":%d}", getpid(), a, b);
+	xwait(b);
+	return 0;
+}
+
+static pid_t thread_child;
+
+static void *forking_thread(void *arg)
+{
+	thread_child = xfork();
+	if (thread_child == 0) {
+		usleep(300000);
+		_exit(0);
+	}
+	fact("{\"what\":\"thread_reparent\",\"pid\":%d,\"main_tid\":%ld,\"tid\":%ld,"
+	     "\"child\":%d}", getpid(), (long)arg, (long)syscall(SYS_gettid), thread_child);
+	return NULL;	/* the thread exits with a live child */
+}
+
+/* A thread exits with a child: another thread of the process adopts it. */
+static int scenario_thread_reparent(void)
+{
+	pthread_t t;
+
+	if (pthread_create(&t, NULL, forking_thread, (void *)(long)syscall(SYS_gettid)))
+		die("pthread_create");
+	pthread_join(t, NULL);
+	xwait(thread_child);
+	return 0;
+}
+
+/* Processes that stay put until killed, in a known shape, for --snapshot. */
+static int scenario_tree(void)
+{
+	pid_t a, b, c, d;
+	int fds[2];
+
+	if (pipe(fds))
+		die("pipe");
+	a = xfork();
+	if (a == 0)
+		pause();
+	b = xfork();
+	if (b == 0) {
+		setpgid(0, 0);
+		c = xfork();
+		if (c == 0)
+			pause();
+		if (write(fds[1], &c, sizeof(c)) != sizeof(c))
+			_exit(103);
+		pause();
+	}
+	if (read(fds[0], &c, sizeof(c)) != sizeof(c))
+		die("read");
+	setpgid(b, b);	/* both sides, as a shell does: no race */
+	d = xfork();
+	if (d == 0) {
+		setsid();
+		pause();
+	}
+	usleep(100000);
+	fact("{\"what\":\"tree\",\"w\":%d,\"a\":%d,\"b\":%d,\"c\":%d,\"d\":%d,\"ppid\":%d}",
+	     getpid(), a, b, c, d, getppid());
+	pause();
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *path = getenv("PGT_FACTS");
@@ -291,7 +384,14 @@ int main(int argc, char **argv)
 		return scenario_thread_exec();
 	if (argc == 2 && !strcmp(argv[1], "subreaper"))
 		return scenario_subreaper();
+	if (argc == 2 && !strcmp(argv[1], "daemonize"))
+		return scenario_daemonize();
+	if (argc == 2 && !strcmp(argv[1], "thread_reparent"))
+		return scenario_thread_reparent();
+	if (argc == 2 && !strcmp(argv[1], "tree"))
+		return scenario_tree();
+
 	fprintf(stderr, "usage: workload exit N | raise SIG | signals | setsid | setpgid | "
-			"threads | thread_exec | subreaper\n");
+			"threads | thread_exec | subreaper | daemonize | thread_reparent | tree\n");
 	return 2;
 }

@@ -1,0 +1,139 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+"""The live model: reparent predictions (subreaper, thread, pid-namespace
+init), --snapshot against ps, --verify against /proc, and the tree of a known
+workload against its expected drawing."""
+import json
+import os
+import signal
+import subprocess
+import tempfile
+import time
+
+from harness import PGRPTRACE, Tap, check_nothing_left, run_tracer, workload
+
+t = Tap()
+
+
+def reparents(run, child):
+    return [e for e in run.of("reparent") if e["child"]["pid"] == child]
+
+
+# Double fork under a subreaper: the daemon is adopted by the subreaper.
+r = run_tracer(["--json", "--"] + workload("daemonize"))
+f = r.fact("daemonize")
+if t.ok(f, "daemonize: workload ran"):
+    f = f[0]
+    ev = reparents(r, f["daemon"])
+    if t.eq(len(ev), 1, "daemonize: one reparent event for the daemon"):
+        e = ev[0]
+        t.eq(e["reason"], "subreaper", "daemonize: reason subreaper")
+        t.eq(e["old_ppid"], f["middle"], "daemonize: old parent is the middle process")
+        t.eq(e["new_ppid"], f["pid"], "daemonize: new parent is the subreaper")
+        t.eq(e["process"]["pid"], f["middle"], "daemonize: reported by the exiting parent")
+    later = [e for e in r.of("exit", f["daemon"])]
+    if later:
+        t.eq(later[0]["process"]["ppid"], f["pid"], "daemonize: the daemon's exit confirms it")
+    t.ok("not " not in r.err and "predicted" not in r.err, "daemonize: no mismatch", r.err)
+
+# A thread exits with a child: the main thread adopts it.
+r = run_tracer(["--json", "--"] + workload("thread_reparent"))
+f = r.fact("thread_reparent")
+if t.ok(f, "thread reparent: workload ran"):
+    f = f[0]
+    ev = reparents(r, f["child"])
+    if t.eq(len(ev), 1, "thread reparent: one reparent event"):
+        e = ev[0]
+        t.eq(e["reason"], "thread", "thread reparent: reason thread")
+        t.eq(e["process"]["tid"], f["tid"], "thread reparent: the exiting thread reports it")
+        t.eq(e["new_ppid"], f["pid"], "thread reparent: same process keeps it")
+        t.eq(e["new_parent"]["tid"], f["main_tid"], "thread reparent: the main thread adopts")
+
+# unshare --pid --fork: an orphan in the namespace goes to its init.
+r = run_tracer(["--json", "--", "unshare", "--pid", "--fork", "sh", "-c",
+                "(sleep 0.3 &); sleep 0.6"])
+t.eq(r.rc, 0, "ns init: unshare ran")
+inits = [e["process"]["pid"] for e in r.of("exec") if e["process"]["ns_pid"] == 1]
+ns_ev = [e for e in r.of("reparent") if e["reason"] == "ns_init"]
+if t.ok(inits and ns_ev, "ns init: a reparent to the namespace init",
+        [e["reason"] for e in r.of("reparent")]):
+    t.eq(ns_ev[0]["new_ppid"], inits[0], "ns init: the new parent is the ns init (host pid)")
+    t.eq(ns_ev[0]["child"]["comm"], "sh", "ns init: the orphan is the subshell's child")
+    t.ok(ns_ev[0]["new_parent"]["pid"] != 1, "ns init: pids are host pids")
+
+
+# --snapshot of the whole machine against ps, on the processes that did not
+# change while both ran.
+def ps():
+    out = subprocess.run(["ps", "-axo", "pid=,ppid=,pgid=,sid=,tpgid=,stat="],
+                         capture_output=True, text=True, check=True).stdout
+    rows = {}
+    for line in out.splitlines():
+        pid, ppid, pgid, sid, tpgid, stat = line.split()
+        rows[int(pid)] = (int(ppid), int(pgid), int(sid), "Z" in stat, "s" in stat)
+    return rows
+
+
+before = ps()
+p = subprocess.run([PGRPTRACE, "--snapshot", "--json"], capture_output=True, text=True,
+                   timeout=60)
+after = ps()
+t.eq(p.returncode, 0, "snapshot: exit 0")
+doc = json.loads(p.stdout)
+model = {}
+for s in doc["sessions"]:
+    for g in s["groups"]:
+        for pr in g["processes"]:
+            model[pr["pid"]] = (pr["ppid"], g["pgid"], s["sid"], pr["zombie"],
+                                pr["session_leader"])
+stable = {pid: v for pid, v in before.items() if after.get(pid) == v}
+bad = {pid: (v, model.get(pid)) for pid, v in stable.items() if model.get(pid) != v}
+t.ok(len(stable) > 20, "snapshot: ps lists the machine's processes", len(stable))
+t.eq(bad, {}, "snapshot: every stable ps row matches (pid, ppid, pgid, sid, Z, s)")
+
+# --verify against /proc.
+p = subprocess.run([PGRPTRACE, "--verify"], capture_output=True, text=True, timeout=60)
+t.eq(p.returncode, 0, "verify: exit 0")
+t.ok(p.stdout.strip().endswith("0 differences"), "verify: no difference", p.stdout[-500:])
+
+# A known workload drawn as a tree.
+facts_path = tempfile.mktemp(prefix="pgt-tree-facts-")
+w = subprocess.Popen(workload("tree"), env=dict(os.environ, PGT_FACTS=facts_path),
+                     start_new_session=True)
+for _ in range(200):
+    if os.path.exists(facts_path) and os.path.getsize(facts_path):
+        break
+    time.sleep(0.05)
+f = json.loads(open(facts_path).read())
+p = subprocess.run([PGRPTRACE, "--snapshot", "--ascii", "-p", str(f["w"])],
+                   capture_output=True, text=True, timeout=60)
+want = """session {w}  leader {w} workload  no tty  uid 0
+|- group {w}
+|  `- {w} workload s  ppid {ppid}
+|     `- {a} workload
+`- group {b}
+   `- {b} workload  ppid {w}
+      `- {c} workload
+session {d}  leader {d} workload  no tty  uid 0
+`- group {d}
+   `- {d} workload s  ppid {w}
+""".format(**f)
+t.eq(p.stdout, want, "tree: the expected drawing")
+p = subprocess.run([PGRPTRACE, "--snapshot", "-p", str(f["w"])], capture_output=True, text=True,
+                   timeout=60)
+t.ok("└─ " in p.stdout and "├─ " in p.stdout, "tree: UTF-8 glyphs unless --ascii", p.stdout)
+p = subprocess.run([PGRPTRACE, "--snapshot", "--session", str(f["d"])], capture_output=True,
+                   text=True, timeout=60)
+t.eq(p.stdout.splitlines()[0].split()[:2], ["session", str(f["d"])], "tree: --session filter")
+t.eq(len([l for l in p.stdout.splitlines() if l.startswith("session")]), 1,
+     "tree: --session shows one session")
+for k in ("a", "b", "c", "d", "w"):
+    try:
+        os.kill(f[k], signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+w.wait()
+os.unlink(facts_path)
+
+check_nothing_left(t, "model")
+t.done()
