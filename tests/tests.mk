@@ -8,6 +8,7 @@
 UNIT_SRCS	:= $(wildcard tests/unit/test_*.c)
 UNIT_BINS	:= $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
 WORKLOAD	:= $(OUTPUT)/tests/workload
+FIDELITY	:= $(OUTPUT)/tests/fidelity
 INTEG_TESTS	:= $(sort $(wildcard tests/integration/t_*.py))
 TEST_LIBS	:= $(shell $(PKG_CONFIG) --libs cmocka jansson 2>/dev/null || echo -lcmocka -ljansson)
 PROVE		?= prove
@@ -21,21 +22,26 @@ $(WORKLOAD): tests/workload.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $< -lpthread -o $@
 
+$(FIDELITY): tests/fidelity.c | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $< -o $@
+
 .PHONY: test-bins
-test-bins: pgrptrace $(UNIT_BINS) $(WORKLOAD)
+test-bins: pgrptrace $(UNIT_BINS) $(WORKLOAD) $(FIDELITY)
 
 unit: $(UNIT_BINS)
 	$(Q)CMOCKA_MESSAGE_OUTPUT=TAP $(PROVE) $(UNIT_BINS)
 
-integration: pgrptrace $(WORKLOAD)
+integration: test-bins
 	$(Q)PGRPTRACE=$(CURDIR)/pgrptrace WORKLOAD=$(CURDIR)/$(WORKLOAD) \
+		FIDELITY=$(CURDIR)/$(FIDELITY) \
 		timeout $(TEST_TIMEOUT) $(PROVE) $(INTEG_TESTS)
 
 # Everything in one prove run, so that one summary line covers it all.
 check: deps-test
 	$(Q)$(MAKE) --no-print-directory test-bins
 	$(Q)CMOCKA_MESSAGE_OUTPUT=TAP PGRPTRACE=$(CURDIR)/pgrptrace \
-		WORKLOAD=$(CURDIR)/$(WORKLOAD) \
+		WORKLOAD=$(CURDIR)/$(WORKLOAD) FIDELITY=$(CURDIR)/$(FIDELITY) \
 		timeout $(TEST_TIMEOUT) $(PROVE) $(UNIT_BINS) $(INTEG_TESTS)
 
 test: check

@@ -1,0 +1,43 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+"""Randomized fidelity: fork, double fork, setsid, setpgid, subreaper, reap and
+exit at random under `pgrptrace --verify`; at every quiet point the model must
+equal /proc for every process on the machine. 50 seeds."""
+import os
+import re
+
+from harness import Tap, check_nothing_left, run_tracer
+
+t = Tap()
+FIDELITY = os.environ.get("FIDELITY", os.path.abspath(".output/tests/fidelity"))
+SEEDS = int(os.environ.get("FIDELITY_SEEDS", "50"))
+STEPS = 40
+
+
+def summaries(run):
+    return [(int(a), int(b)) for a, b in
+            re.findall(r"^verify: (\d+) processes, (\d+) differences$", run.out, re.M)]
+
+
+r = run_tracer(["--verify", "--", FIDELITY, "1", str(SEEDS), str(STEPS)], timeout=900)
+s = summaries(r)
+expected_points = SEEDS * (STEPS // 8 + 1) + 1   # quiet points, plus the final check
+t.eq(r.rc, 0, "fidelity: tracer and generator exit 0")
+t.eq(len(s), expected_points, "fidelity: every quiet point was checked")
+t.ok(all(n > 10 for n, _ in s), "fidelity: whole machine compared each time")
+bad = [l for l in r.out.splitlines() if l.startswith("verify: pid")]
+t.eq(bad, [], "fidelity: model equals /proc at every quiet point, %d seeds" % SEEDS)
+t.eq(sum(d for _, d in s), 0, "fidelity: zero differences in total")
+t.diag("%d quiet points, %d process comparisons" % (len(s), sum(n for n, _ in s)))
+
+# The check can fail: with reparent events kept out of the model, it must.
+r = run_tracer(["--verify", "--", FIDELITY, "7", "2", str(STEPS)], timeout=300,
+               env={"PGRPTRACE_TEST_SKIP": "reparent"})
+s = summaries(r)
+t.ok(sum(d for _, d in s) > 0, "fidelity: a model without reparents is caught",
+     s, "some differences")
+t.ok(any("ppid" in l for l in r.out.splitlines()), "fidelity: the difference is a ppid")
+t.eq(r.rc, 1, "fidelity: --verify exits 1 on differences")
+
+check_nothing_left(t, "fidelity")
+t.done()
