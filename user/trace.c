@@ -57,6 +57,7 @@ struct session {
 	bool print_events;		/* the event stream is the output */
 	bool filtering;			/* the BPF side reports traced tgids only */
 	unsigned int skip_type;		/* PGRPTRACE_TEST_SKIP */
+	struct sbuf last_tree;		/* the last tree drawn */
 	bool queueing;			/* snapshot in progress: hold records */
 	struct queued *queue, **queue_tail;
 	__u64 drops_seen[PGT_TYPE_MAX];	/* drop counters already reported */
@@ -264,6 +265,10 @@ static void serve_verify_request(struct session *s)
 	kill(from, SIGUSR1);
 }
 
+/*
+ * Draw the tree; in live mode only when the drawing differs from the last
+ * one, since most changes on a machine are outside a filtered view.
+ */
 static void draw_tree(struct session *s, bool clear)
 {
 	struct tree_opts to = {
@@ -279,11 +284,21 @@ static void draw_tree(struct session *s, bool clear)
 	struct fmt_ctx fc = {};
 	struct sbuf sb = {};
 
-	if (clear)
-		sbuf__puts(&sb, "\033[H\033[2J");
 	tree__render(s->model, &to, &fc, &sb);
-	if (!clear && s->opts->tree && !s->opts->json)
+	if (s->last_tree.buf && s->last_tree.len == sb.len &&
+	    !memcmp(s->last_tree.buf, sb.buf, sb.len)) {
+		sbuf__free(&sb);
+		return;
+	}
+	sbuf__reset(&s->last_tree);
+	sbuf__put(&s->last_tree, sb.buf, sb.len);
+	if (clear) {
+		sbuf__reset(&sb);
+		sbuf__puts(&sb, "\033[H\033[2J");
+		sbuf__put(&sb, s->last_tree.buf, s->last_tree.len);
+	} else if (s->opts->tree && !s->opts->json) {
 		sbuf__putc(&sb, '\n');
+	}
 	output__raw(s->out, &sb);
 	sbuf__free(&sb);
 }
@@ -531,5 +546,6 @@ out:
 		loader__stop(&s.loader);
 	output__close(s.out);
 	model__free(s.model);
+	sbuf__free(&s.last_tree);
 	return ret;
 }

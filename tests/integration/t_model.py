@@ -127,6 +127,12 @@ p = subprocess.run([PGRPTRACE, "--snapshot", "--session", str(f["d"])], capture_
 t.eq(p.stdout.splitlines()[0].split()[:2], ["session", str(f["d"])], "tree: --session filter")
 t.eq(len([l for l in p.stdout.splitlines() if l.startswith("session")]), 1,
      "tree: --session shows one session")
+p = subprocess.run([PGRPTRACE, "--tree", "-i", "0.2", "-d", "1", "--ascii", "-p", str(f["w"])],
+                   capture_output=True, text=True, timeout=60)
+trees = [x for x in p.stdout.split("\n\n") if x.strip()]
+t.eq(p.returncode, 0, "live tree: exit 0 after -d")
+t.ok(trees and trees[0] + "\n" == want, "live tree: on a pipe, the full tree", p.stdout[:300])
+t.eq(len(trees), 1, "live tree: printed again only when it changed")
 for k in ("a", "b", "c", "d", "w"):
     try:
         os.kill(f[k], signal.SIGKILL)
