@@ -40,10 +40,18 @@ static int cmp_run(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
+/*
+ * Below @root now (by parent links), or born below it (by lineage): a
+ * daemon that double-forked away still belongs to the subtree it came from.
+ */
 static bool in_subtree(const struct model *m, const struct mproc *p, __u32 root)
 {
+	const struct lineage *l;
 	int depth;
 
+	for (l = p->lineage, depth = 0; l && depth < 128; l = l->parent, depth++)
+		if (l->pid == root)
+			return true;
 	for (depth = 0; p && depth < 128; depth++) {
 		if (p->pid == root)
 			return true;
