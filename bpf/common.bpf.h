@@ -59,6 +59,42 @@ struct {
 	__type(value, __u8);
 } traced __weak SEC(".maps");
 
+/* State saved at syscall entry, read back at exit. */
+struct inflight {
+	struct pgt_grp old;	/* target's pgid/sid/tty before the call */
+	__s32 arg_pid;		/* setpgid pid, or prctl arg2 */
+	__s32 arg_pgid;		/* setpgid pgid */
+	__u32 found;		/* target resolved at entry */
+	__u32 kind;		/* enum pgt_type of the syscall in flight */
+	__u64 tty_ptr;		/* open/ioctl: the caller's ctty before */
+	__u32 cmd;		/* ioctl command */
+	__u32 fg_pgid;		/* ioctl: the tty's foreground group before */
+	__u32 tty_sid;		/* ioctl: the session that owned the tty before */
+	__u32 __pad2;
+};
+
+/* Per-thread syscall state; an LRU so that a missed exit cannot leak. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, struct inflight);
+} inflight __weak SEC(".maps");
+
+static __always_inline __u32 cur_tid(void)
+{
+	return (__u32)bpf_get_current_pid_tgid();
+}
+
+static __always_inline __u32 cur_tgid(void)
+{
+	return bpf_get_current_pid_tgid() >> 32;
+}
+
+/* inflight.kind values besides enum pgt_type */
+#define INFLIGHT_OPEN		100
+#define INFLIGHT_IOCTL		101
+
 /* The next sequence number; taken before the reserve so a drop leaves a gap. */
 __u64 seq_next __weak = 0;
 
@@ -105,6 +141,30 @@ static __always_inline void *pgt_reserve(__u16 type, __u32 size)
 	h->ts_ns = bpf_ktime_get_boot_ns();
 	h->cpu = bpf_get_smp_processor_id();
 	return h;
+}
+
+/*
+ * Copy a record built elsewhere (in a map value) into the ring buffer,
+ * stamping its header the way pgt_reserve() does.
+ */
+static __always_inline void pgt_output(struct pgt_hdr *h, __u16 type, __u32 size)
+{
+	__u64 flags = 0;
+	__u32 key = type;
+	__u64 *v;
+
+	h->seq = __sync_fetch_and_add(&seq_next, 1);
+	h->type = type;
+	h->size = size;
+	h->ts_ns = bpf_ktime_get_boot_ns();
+	h->cpu = bpf_get_smp_processor_id();
+	if (wakeup_bytes && bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) < wakeup_bytes)
+		flags = BPF_RB_NO_WAKEUP;
+	if (bpf_ringbuf_output(&events, h, size, flags)) {
+		v = bpf_map_lookup_elem(&drops, &key);
+		if (v)
+			*v += 1;
+	}
 }
 
 /*

@@ -78,4 +78,10 @@ static __always_inline bool task_audit(struct task_struct *t, __u32 *auid, __u32
 	return true;
 }
 
+/*
+ * libbpf 1.2 added bpf_ksym_exists(); with 1.1 a missing __weak ksym
+ * resolves to address 0, which is what this tests.
+ */
+#define ksym_exists(sym) (&(sym) != (void *)0)
+
 #endif /* __CORE_FIXES_BPF_H */

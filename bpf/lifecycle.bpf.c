@@ -68,6 +68,21 @@ static __always_inline int handle_exec(struct task_struct *p, pid_t old_pid,
 	return 0;
 }
 
+static __always_inline void report_leader_tty(struct task_struct *p, struct signal_struct *sig)
+{
+	struct tty_struct *tty = BPF_CORE_READ(sig, tty);
+	struct pgt_tty *e = pgt_reserve(PGT_TTY, sizeof(*e));
+
+	if (!e)
+		return;
+	fill_proc(&e->proc, p);
+	e->how = PGT_TTY_LEADER_EXIT;
+	e->sid = e->proc.sid;
+	e->session_wide = 1;
+	read_tty(tty, &e->tty_nr, e->tty);
+	pgt_submit(e);
+}
+
 /*
  * A process ends when its last thread does, which need not be the leader.
  * The status is the one wait(2) will report: the group exit code after
@@ -95,6 +110,12 @@ static __always_inline int handle_exit(struct task_struct *p, bool group_dead)
 	e->nr_threads = BPF_CORE_READ(sig, nr_threads);
 	pgt_submit(e);
 out:
+	/*
+	 * A session leader with a tty lets go of it for the whole session in
+	 * disassociate_ctty(), right after this tracepoint.
+	 */
+	if (BPF_CORE_READ(sig, leader) && BPF_CORE_READ(sig, tty))
+		report_leader_tty(p, sig);
 	return 0;
 }
 

@@ -24,7 +24,44 @@ enum pgt_type {
 	PGT_REPARENT,		/* an orphan gets a new parent (predicted at exit) */
 	PGT_REAP,		/* a process is freed: model only, not printed */
 	PGT_SNAP,		/* one process of the startup snapshot (iter/task) */
+	PGT_SIGNAL,		/* recipients of one signal from one cause */
+	PGT_TTY,		/* a session gained or lost its controlling tty */
+	PGT_FOREGROUND,		/* a tty's foreground process group changed */
 	PGT_TYPE_MAX,
+};
+
+/* What a signal reached (pgt_signal.scope). */
+enum pgt_sig_scope {
+	PGT_SCOPE_PROCESS = 1,
+	PGT_SCOPE_THREAD,
+	PGT_SCOPE_GROUP,	/* target: a pgid */
+	PGT_SCOPE_SESSION,	/* target: a sid */
+	PGT_SCOPE_ALL,		/* kill(-1) */
+};
+
+/* Why a signal was generated (pgt_signal.cause). */
+enum pgt_sig_cause {
+	PGT_CAUSE_KILL = 1,	/* kill, tkill, tgkill, rt_sigqueueinfo, pidfd_send_signal */
+	PGT_CAUSE_TTY,		/* ^C ^\ ^Z through the line discipline, or TIOCSIG */
+	PGT_CAUSE_HANGUP,	/* the tty hung up, or its session leader let go of it */
+	PGT_CAUSE_LEADER_EXIT,	/* disassociate_ctty() as the session leader exits */
+	PGT_CAUSE_ORPHANED,	/* kill_orphaned_pgrp(): SIGHUP+SIGCONT to stopped jobs */
+	PGT_CAUSE_JOB_CONTROL,	/* SIGTTIN/SIGTTOU to a background group */
+	PGT_CAUSE_RESIZE,	/* SIGWINCH after TIOCSWINSZ */
+	PGT_CAUSE_PARENT_DEATH,	/* PR_SET_PDEATHSIG */
+	PGT_CAUSE_CHILD,	/* SIGCHLD */
+	PGT_CAUSE_KERNEL,	/* anything else */
+};
+
+/* How a controlling tty was gained or lost (pgt_tty.how). */
+enum pgt_tty_how {
+	PGT_TTY_OPEN = 1,	/* implicit, on open() by a session leader */
+	PGT_TTY_TIOCSCTTY,
+	PGT_TTY_TIOCNOTTY,
+	PGT_TTY_SETSID,
+	PGT_TTY_LEADER_EXIT,
+	PGT_TTY_HANGUP,
+	PGT_TTY_STOLEN,		/* another session took it with TIOCSCTTY(1) */
 };
 
 /* Why an orphan got its new parent: find_new_reaper()'s cases. */
@@ -181,5 +218,66 @@ struct pgt_snap {
 	__u32 __pad;
 };
 _Static_assert(sizeof(struct pgt_snap) == 24 + 96 + 8, "pgt_snap size");
+
+#define PGT_SIG_RCPTS		16	/* recipients per signal record */
+#define PGT_SIG_FINAL		(1U << 0)	/* the cause is complete */
+#define PGT_SIG_FATAL		(1U << 1)	/* a recipient dies of it by default */
+
+/*
+ * One signal from one cause and the processes it reached. A cause with more
+ * recipients continues in further records with the same group_id; the last
+ * carries PGT_SIG_FINAL when the kernel knows the cause ended (a syscall).
+ */
+struct pgt_signal {
+	struct pgt_hdr hdr;
+	struct pgt_proc proc;	/* the sender: current at generation */
+	__u64 group_id;		/* same for all records of one cause */
+	__u32 sig;
+	__u32 scope;		/* enum pgt_sig_scope */
+	__u32 cause;		/* enum pgt_sig_cause */
+	__s32 target;		/* pid, pgid or sid by scope (global); -1 for all */
+	__u32 nr;		/* recipients in this record */
+	__u32 flags;		/* PGT_SIG_* */
+	__s32 ret;		/* the syscall's return, 0 outside one */
+	__s32 code;		/* si_code (SI_USER 0, SI_KERNEL 0x80, ...) */
+	__u32 tty_nr;		/* the tty, for tty causes, 0 if unknown */
+	__u32 __pad;
+	char tty[PGT_TTY_LEN];
+	struct {
+		__u32 pid;	/* tgid */
+		__u32 tid;
+		__s32 result;	/* TRACE_SIGNAL_*: 0 delivered, 1 ignored, 2 pending, ... */
+		__u32 pgid;
+	} rcpt[PGT_SIG_RCPTS];
+};
+_Static_assert(sizeof(struct pgt_signal) == 24 + 96 + 8 + 40 + 16 + 16 * 16, "pgt_signal size");
+
+struct pgt_tty {
+	struct pgt_hdr hdr;
+	struct pgt_proc proc;	/* the process that acted (or exited) */
+	__u32 how;		/* enum pgt_tty_how */
+	__u32 acquire;		/* 1 gained, 0 lost */
+	__u32 tty_nr;
+	__u32 sid;		/* the session that gained or lost it */
+	__u32 session_wide;	/* every member of sid lost it at once */
+	__u32 victim_sid;	/* PGT_TTY_TIOCSCTTY: the session it was stolen from */
+	__u32 fg_pgid;		/* the tty's foreground group afterwards */
+	__u32 __pad;
+	char tty[PGT_TTY_LEN];
+};
+_Static_assert(sizeof(struct pgt_tty) == 24 + 96 + 32 + 16, "pgt_tty size");
+
+struct pgt_foreground {
+	struct pgt_hdr hdr;
+	struct pgt_proc proc;	/* the caller of TIOCSPGRP */
+	__u32 tty_nr;
+	__u32 sid;
+	__u32 old_pgid;
+	__u32 new_pgid;
+	__s32 ret;		/* 0 or -errno */
+	__u32 __pad;
+	char tty[PGT_TTY_LEN];
+};
+_Static_assert(sizeof(struct pgt_foreground) == 24 + 96 + 24 + 16, "pgt_foreground size");
 
 #endif /* __PGRPTRACE_H */

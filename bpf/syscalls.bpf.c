@@ -16,33 +16,6 @@
 extern struct task_struct *bpf_task_from_vpid(s32 vpid) __ksym;
 extern void bpf_task_release(struct task_struct *p) __ksym;
 
-/* State saved at syscall entry, read back at exit. */
-struct inflight {
-	struct pgt_grp old;	/* target's pgid/sid/tty before the call */
-	__s32 arg_pid;		/* setpgid pid, or prctl arg2 */
-	__s32 arg_pgid;		/* setpgid pgid */
-	__u32 found;		/* target resolved at entry */
-	__u32 kind;		/* enum pgt_type of the syscall in flight */
-};
-
-/* Per-thread syscall state; an LRU so that a missed exit cannot leak. */
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 16384);
-	__type(key, __u32);
-	__type(value, struct inflight);
-} inflight SEC(".maps");
-
-static __always_inline __u32 cur_tid(void)
-{
-	return (__u32)bpf_get_current_pid_tgid();
-}
-
-static __always_inline __u32 cur_tgid(void)
-{
-	return bpf_get_current_pid_tgid() >> 32;
-}
-
 SEC("tp/syscalls/sys_enter_setsid")
 int sys_enter_setsid(void *ctx)
 {

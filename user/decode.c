@@ -15,6 +15,9 @@ static const size_t record_size[PGT_TYPE_MAX] = {
 	[PGT_REPARENT] = sizeof(struct pgt_reparent),
 	[PGT_REAP] = sizeof(struct pgt_reap),
 	[PGT_SNAP] = sizeof(struct pgt_snap),
+	[PGT_SIGNAL] = sizeof(struct pgt_signal),
+	[PGT_TTY] = sizeof(struct pgt_tty),
+	[PGT_FOREGROUND] = sizeof(struct pgt_foreground),
 };
 
 static const char *const type_name[PGT_TYPE_MAX] = {
@@ -27,7 +30,65 @@ static const char *const type_name[PGT_TYPE_MAX] = {
 	[PGT_REPARENT] = "reparent",
 	[PGT_REAP] = "reap",
 	[PGT_SNAP] = "snapshot",
+	[PGT_SIGNAL] = "signal",
+	[PGT_TTY] = "tty",
+	[PGT_FOREGROUND] = "foreground",
 };
+
+static const char *name_of(const char *const *names, size_t n, unsigned int v)
+{
+	return v < n && names[v] ? names[v] : "?";
+}
+
+const char *decode__scope_name(unsigned int scope)
+{
+	static const char *const names[] = {
+		[PGT_SCOPE_PROCESS] = "process", [PGT_SCOPE_THREAD] = "thread",
+		[PGT_SCOPE_GROUP] = "group",	 [PGT_SCOPE_SESSION] = "session",
+		[PGT_SCOPE_ALL] = "all",
+	};
+
+	return name_of(names, sizeof(names) / sizeof(names[0]), scope);
+}
+
+const char *decode__cause_name(unsigned int cause)
+{
+	static const char *const names[] = {
+		[PGT_CAUSE_KILL] = "kill",
+		[PGT_CAUSE_TTY] = "tty",
+		[PGT_CAUSE_HANGUP] = "hangup",
+		[PGT_CAUSE_LEADER_EXIT] = "session_leader_exit",
+		[PGT_CAUSE_ORPHANED] = "orphaned_pgrp",
+		[PGT_CAUSE_JOB_CONTROL] = "job_control",
+		[PGT_CAUSE_RESIZE] = "resize",
+		[PGT_CAUSE_PARENT_DEATH] = "parent_death",
+		[PGT_CAUSE_CHILD] = "child",
+		[PGT_CAUSE_KERNEL] = "kernel",
+	};
+
+	return name_of(names, sizeof(names) / sizeof(names[0]), cause);
+}
+
+const char *decode__tty_how_name(unsigned int how)
+{
+	static const char *const names[] = {
+		[PGT_TTY_OPEN] = "open",	   [PGT_TTY_TIOCSCTTY] = "TIOCSCTTY",
+		[PGT_TTY_TIOCNOTTY] = "TIOCNOTTY", [PGT_TTY_SETSID] = "setsid",
+		[PGT_TTY_LEADER_EXIT] = "session_leader_exit",
+		[PGT_TTY_HANGUP] = "hangup",	   [PGT_TTY_STOLEN] = "stolen",
+	};
+
+	return name_of(names, sizeof(names) / sizeof(names[0]), how);
+}
+
+const char *decode__sig_result_name(int result)
+{
+	static const char *const names[] = {
+		"delivered", "ignored", "already_pending", "overflow_fail", "lose_info",
+	};
+
+	return result >= 0 && result < 5 ? names[result] : "?";
+}
 
 const char *decode__reason_name(unsigned int reason)
 {

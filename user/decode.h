@@ -22,6 +22,9 @@ struct pgt_event {
 		const struct pgt_reparent *reparent;
 		const struct pgt_reap *reap;
 		const struct pgt_snap *snap;
+		const struct pgt_signal *signal;
+		const struct pgt_tty *tty;
+		const struct pgt_foreground *fg;
 	};
 };
 
@@ -49,6 +52,13 @@ const char *decode__type_name(unsigned int type);
 
 /* "thread", "subreaper", "ns_init"; "?" for anything else. */
 const char *decode__reason_name(unsigned int reason);
+
+/* Names of enum pgt_sig_scope, pgt_sig_cause, pgt_tty_how; "?" if unknown. */
+const char *decode__scope_name(unsigned int scope);
+const char *decode__cause_name(unsigned int cause);
+const char *decode__tty_how_name(unsigned int how);
+/* TRACE_SIGNAL_* results: "delivered", "ignored", "pending", ... */
+const char *decode__sig_result_name(int result);
 
 /*
  * Controlling tty name as ps(1) shows it ("pts/3", "tty1", "ttyS0"), from the

@@ -6,6 +6,7 @@
 #include <linux/types.h>
 #include "decode.h"
 #include "sbuf.h"
+#include "sigmerge.h"
 
 #define PGT_SCHEMA_VERSION	1
 
@@ -27,7 +28,10 @@ void fmt__rfc3339(const struct fmt_ctx *fc, __u64 boot_ns, char *buf, size_t len
 void json__event(struct sbuf *sb, const struct fmt_ctx *fc, const struct pgt_event *ev);
 void json__lost(struct sbuf *sb, const struct fmt_ctx *fc, const struct lost_info *li);
 
+void json__signal(struct sbuf *sb, const struct fmt_ctx *fc, const struct sig_cause *c);
+
 void text__header(struct sbuf *sb);
+void text__signal(struct sbuf *sb, const struct fmt_ctx *fc, const struct sig_cause *c);
 void text__event(struct sbuf *sb, const struct fmt_ctx *fc, const struct pgt_event *ev);
 void text__lost(struct sbuf *sb, const struct fmt_ctx *fc, const struct lost_info *li);
 

@@ -77,6 +77,17 @@ static void json_proc(struct sbuf *sb, const char *key, const struct pgt_proc *p
 		     p->flags & PGT_F_IS_SUBREAPER ? "true" : "false");
 }
 
+/* "pts/3" or null. */
+static void json_tty_name(struct sbuf *sb, const char *kname, __u32 tty_nr)
+{
+	char name[32];
+
+	if (decode__tty_name(kname, tty_nr, name, sizeof(name)))
+		sbuf__put_json_str(sb, name, sizeof(name));
+	else
+		sbuf__puts(sb, "null");
+}
+
 static void json_grp(struct sbuf *sb, const char *key, __u32 pgid, __u32 sid, const char *tty,
 		     __u32 tty_nr)
 {
@@ -118,7 +129,9 @@ void json__event(struct sbuf *sb, const struct fmt_ctx *fc, const struct pgt_eve
 	struct exit_info xi;
 	char sig[16];
 
-	json_head(sb, fc, &h->seq, h->ts_ns, decode__type_name(h->type));
+	json_head(sb, fc, &h->seq, h->ts_ns,
+		  h->type == PGT_TTY ? (ev->tty->acquire ? "tty_acquire" : "tty_release")
+				     : decode__type_name(h->type));
 	switch (h->type) {
 	case PGT_FORK:
 		json_proc(sb, "process", &ev->fork->proc);
@@ -192,6 +205,36 @@ void json__event(struct sbuf *sb, const struct fmt_ctx *fc, const struct pgt_eve
 		sbuf__printf(sb, "},\"reason\":\"%s\"", decode__reason_name(r->reason));
 		break;
 	}
+	case PGT_TTY: {
+		const struct pgt_tty *t = ev->tty;
+		unsigned int major, minor;
+
+		json_proc(sb, "process", &t->proc);
+		sbuf__printf(sb, ",\"how\":\"%s\",\"tty\":", decode__tty_how_name(t->how));
+		json_tty_name(sb, t->tty, t->tty_nr);
+		decode__tty_dev(t->tty_nr, &major, &minor);
+		sbuf__printf(sb, ",\"tty_dev\":{\"major\":%u,\"minor\":%u},\"sid\":%u,"
+				 "\"session_wide\":%s",
+			     major, minor, t->sid, t->session_wide ? "true" : "false");
+		if (t->acquire)
+			sbuf__printf(sb, ",\"foreground\":%u", t->fg_pgid);
+		if (t->victim_sid)
+			sbuf__printf(sb, ",\"victim_sid\":%u", t->victim_sid);
+		break;
+	}
+	case PGT_FOREGROUND: {
+		const struct pgt_foreground *f = ev->fg;
+
+		json_proc(sb, "process", &f->proc);
+		sbuf__puts(sb, ",\"tty\":");
+		json_tty_name(sb, f->tty, f->tty_nr);
+		sbuf__printf(sb, ",\"sid\":%u,\"old_pgid\":%u", f->sid, f->old_pgid);
+		if (f->ret < 0)
+			json_error(sb, f->ret);
+		else
+			sbuf__printf(sb, ",\"new_pgid\":%u", f->new_pgid);
+		break;
+	}
 	case PGT_SUBREAPER:
 		json_proc(sb, "process", &ev->subreaper->proc);
 		sbuf__printf(sb, ",\"enabled\":%s", ev->subreaper->enabled ? "true" : "false");
@@ -220,4 +263,32 @@ void json__lost(struct sbuf *sb, const struct fmt_ctx *fc, const struct lost_inf
 		sep = ",";
 	}
 	sbuf__printf(sb, "},\"from\":\"%s\"}}\n", from);
+}
+
+void json__signal(struct sbuf *sb, const struct fmt_ctx *fc, const struct sig_cause *c)
+{
+	const struct pgt_signal *r = &c->first;
+	char sig[16];
+	unsigned int i;
+
+	json_head(sb, fc, &r->hdr.seq, r->hdr.ts_ns, "signal");
+	json_proc(sb, "process", &r->proc);
+	sbuf__printf(sb, ",\"signal\":\"%s\",\"scope\":\"%s\",\"target\":",
+		     decode__signame((int)r->sig, sig, sizeof(sig)), decode__scope_name(r->scope));
+	if (r->scope == PGT_SCOPE_ALL)
+		sbuf__puts(sb, "null");
+	else
+		sbuf__printf(sb, "%d", r->target);
+	sbuf__printf(sb, ",\"cause\":\"%s\",\"tty\":", decode__cause_name(r->cause));
+	json_tty_name(sb, r->tty, r->tty_nr);
+	sbuf__printf(sb, ",\"si_code\":%d,\"fatal\":%s", r->code,
+		     c->flags & PGT_SIG_FATAL ? "true" : "false");
+	if (c->ret < 0)
+		json_error(sb, c->ret);
+	sbuf__puts(sb, ",\"recipients\":[");
+	for (i = 0; i < c->nr; i++)
+		sbuf__printf(sb, "%s{\"pid\":%u,\"tid\":%u,\"pgid\":%u,\"result\":\"%s\"}",
+			     i ? "," : "", c->rcpt[i].pid, c->rcpt[i].tid, c->rcpt[i].pgid,
+			     decode__sig_result_name(c->rcpt[i].result));
+	sbuf__puts(sb, "]}\n");
 }

@@ -127,6 +127,7 @@ static void select_level(struct pgrptrace_bpf *skel, enum hook_level level)
 		{ skel->progs.sched_process_exec, skel->progs.sched_process_exec_raw },
 		{ skel->progs.sched_process_exit, skel->progs.sched_process_exit_raw },
 		{ skel->progs.sched_process_free, skel->progs.sched_process_free_raw },
+		{ skel->progs.signal_generate, skel->progs.signal_generate_raw },
 	};
 	size_t i;
 
@@ -190,6 +191,7 @@ static int open_and_load(struct loader *l, const struct loader_cfg *cfg, enum ho
 	skel->rodata->filter_enabled = cfg->filter;
 	skel->rodata->wakeup_bytes = cfg->wakeup_bytes;
 	skel->rodata->exit_has_group_dead = exit_has_group_dead(cfg->btf_path);
+	skel->rodata->signal_mode = cfg->signal_mode;
 	if (cfg->ringbuf_bytes)
 		bpf_map__set_max_entries(skel->maps.events, cfg->ringbuf_bytes);
 	skel->rodata->test_fault_exec = fault_injected(level);

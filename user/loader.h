@@ -21,6 +21,7 @@ struct loader_cfg {
 	__u32 ringbuf_bytes;	/* ring buffer size, a power of two */
 	const char *btf_path;	/* BTF for CO-RE instead of the kernel's */
 	int verbose;		/* 0 quiet, 1 libbpf info, 2 libbpf debug */
+	__u32 signal_mode;	/* 0 none, 1 group, 2 all */
 };
 
 struct loader {

@@ -299,6 +299,77 @@ static void on_setpgid(struct model *m, const struct pgt_setpgid *e)
 		proc_update(m, &e->target, e->hdr.ts_ns);
 }
 
+/* Everyone in @sid loses @tty_nr (0: any tty): session_clear_tty(). */
+static void clear_session_tty(struct model *m, __u32 sid, __u32 tty_nr)
+{
+	struct mproc *p, *tmp;
+	struct msession *s;
+	struct mtty *t;
+
+	HASH_ITER(hh, m->procs, p, tmp) {
+		if (p->sid != sid || !p->tty_nr || (tty_nr && p->tty_nr != tty_nr))
+			continue;
+		if (!tty_nr)
+			tty_nr = p->tty_nr;
+		p->tty_nr = 0;
+		p->tty[0] = '\0';
+		p->flags &= ~PGT_F_HAS_TTY;
+	}
+	s = model__session(m, sid);
+	if (s && (!tty_nr || s->tty_nr == tty_nr)) {
+		if (!tty_nr)
+			tty_nr = s->tty_nr;
+		s->tty_nr = 0;
+		s->tty[0] = '\0';
+	}
+	t = tty_nr ? model__tty(m, tty_nr) : NULL;
+	if (t && t->sid == sid) {
+		t->sid = 0;
+		t->fg_pgid = 0;
+	}
+	m->generation++;
+}
+
+/*
+ * Transition "tty": a session gains its controlling tty (the tty's
+ * foreground group becomes the acquirer's), or loses it: the caller alone,
+ * or, when the kernel clears the whole session, every member.
+ */
+static void on_tty(struct model *m, const struct pgt_tty *e)
+{
+	struct mproc *p = proc_update(m, &e->proc, e->hdr.ts_ns);
+	struct mtty *t;
+
+	if (e->acquire) {
+		t = model__tty(m, e->tty_nr);
+		if (t) {
+			t->sid = e->sid;
+			t->fg_pgid = e->fg_pgid;
+		}
+		return;
+	}
+	if (e->session_wide) {
+		clear_session_tty(m, e->sid, e->tty_nr);
+	} else if (p && p->tty_nr == e->tty_nr) {
+		p->tty_nr = 0;
+		p->tty[0] = '\0';
+		p->flags &= ~PGT_F_HAS_TTY;
+	}
+}
+
+/* Transition "foreground": TIOCSPGRP moved the tty to another group. */
+static void on_foreground(struct model *m, const struct pgt_foreground *e)
+{
+	struct mtty *t;
+
+	proc_update(m, &e->proc, e->hdr.ts_ns);
+	t = model__tty(m, e->tty_nr);
+	if (t && e->ret == 0) {
+		t->fg_pgid = e->new_pgid;
+		m->generation++;
+	}
+}
+
 void model__apply(struct model *m, const struct pgt_event *ev)
 {
 	switch (ev->hdr->type) {
@@ -328,6 +399,12 @@ void model__apply(struct model *m, const struct pgt_event *ev)
 		break;
 	case PGT_SNAP:
 		model__snapshot_add(m, ev->snap, false);
+		break;
+	case PGT_TTY:
+		on_tty(m, ev->tty);
+		break;
+	case PGT_FOREGROUND:
+		on_foreground(m, ev->fg);
 		break;
 	}
 }

@@ -46,6 +46,7 @@ enum {
 	OPT_SESSION,
 	OPT_TTY,
 	OPT_UID,
+	OPT_SIGNALS,
 };
 
 static const struct argp_option options[] = {
@@ -58,6 +59,9 @@ static const struct argp_option options[] = {
 	  "Ring buffer size, a power of two (K and M suffixes; default 4M)", 0 },
 	{ "btf", OPT_BTF, "FILE", 0, "Use BTF from FILE instead of the kernel's", 0 },
 	{ "utc", OPT_UTC, NULL, 0, "Text times in UTC instead of local time", 0 },
+	{ "signals", OPT_SIGNALS, "WHICH", 0,
+	  "Signals to report: group (default: wider than one process, or fatal), all, none",
+	  0 },
 	{ "verbose", 'v', NULL, 0, "Show libbpf messages (twice: debug)", 0 },
 	{ NULL, 0, NULL, 0, "Trees:", 1 },
 	{ "snapshot", OPT_SNAPSHOT, NULL, 0, "Print the session/group/process tree once", 1 },
@@ -172,6 +176,16 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_TTY:
 		o->tty = arg;
 		break;
+	case OPT_SIGNALS:
+		if (!strcmp(arg, "none"))
+			o->signal_mode = 0;
+		else if (!strcmp(arg, "group"))
+			o->signal_mode = 1;
+		else if (!strcmp(arg, "all"))
+			o->signal_mode = 2;
+		else
+			argp_error(state, "bad --signals '%s': want group, all or none", arg);
+		break;
 	case OPT_UID:
 		o->has_uid = true;
 		o->uid = (__u32)parse_int(state, "uid", arg, 0, 4294967294LL);
@@ -204,6 +218,7 @@ void opts__parse(int argc, char **argv, struct opts *o)
 	memset(o, 0, sizeof(*o));
 	o->ringbuf_bytes = DEFAULT_RINGBUF;
 	o->interval_ms = 1000;
+	o->signal_mode = 1;
 	argp_err_exit_status = 2;
 	argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, o);
 }

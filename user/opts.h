@@ -20,6 +20,7 @@ struct opts {
 	bool snapshot;		/* print the tree once and exit */
 	bool tree;		/* live tree */
 	bool verify;		/* compare the model with /proc */
+	__u32 signal_mode;	/* --signals: 0 none, 1 group, 2 all */
 	bool ascii;		/* tree glyphs in ASCII */
 	__u64 interval_ms;	/* live tree refresh */
 	bool has_session;

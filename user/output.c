@@ -76,12 +76,24 @@ static void output__commit_line(struct output *o)
 void output__event(struct output *o, const struct pgt_event *ev)
 {
 	/* Reaps and snapshot records feed the model; they are not events. */
-	if (o->err || ev->hdr->type == PGT_REAP || ev->hdr->type == PGT_SNAP)
+	if (o->err || ev->hdr->type == PGT_REAP || ev->hdr->type == PGT_SNAP ||
+	    ev->hdr->type == PGT_SIGNAL)
 		return;
 	if (o->json)
 		json__event(&o->line, &o->fc, ev);
 	else
 		text__event(&o->line, &o->fc, ev);
+	output__commit_line(o);
+}
+
+void output__signal(struct output *o, const struct sig_cause *c)
+{
+	if (o->err)
+		return;
+	if (o->json)
+		json__signal(&o->line, &o->fc, c);
+	else
+		text__signal(&o->line, &o->fc, c);
 	output__commit_line(o);
 }
 

@@ -22,6 +22,7 @@ struct output *output__open(const struct output_cfg *cfg);
 void output__start(struct output *o);
 void output__event(struct output *o, const struct pgt_event *ev);
 void output__lost(struct output *o, const struct lost_info *li);
+void output__signal(struct output *o, const struct sig_cause *c);
 /* Whole lines formatted elsewhere (a tree, a report). */
 void output__raw(struct output *o, const struct sbuf *sb);
 /* Write what is buffered. Returns 0, or -errno once the sink has failed. */

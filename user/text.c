@@ -72,7 +72,8 @@ void text__event(struct sbuf *sb, const struct fmt_ctx *fc, const struct pgt_eve
 	char sig[16];
 
 	text_time(sb, fc, h->ts_ns);
-	sbuf__printf(sb, "%-9s ", decode__type_name(h->type));
+	sbuf__printf(sb, "%-9s ", h->type == PGT_TTY ? (ev->tty->acquire ? "tty+" : "tty-")
+						      : decode__type_name(h->type));
 	switch (h->type) {
 	case PGT_FORK:
 		text_proc(sb, &ev->fork->proc);
@@ -129,6 +130,33 @@ void text__event(struct sbuf *sb, const struct fmt_ctx *fc, const struct pgt_eve
 		sbuf__printf(sb, ") %s", decode__reason_name(r->reason));
 		break;
 	}
+	case PGT_TTY: {
+		const struct pgt_tty *t = ev->tty;
+		char name[32];
+
+		text_proc(sb, &t->proc);
+		sbuf__printf(sb, "%s %s by %s, session %u%s",
+			     t->acquire ? "acquired" : "released",
+			     tty_or_dash(t->tty, t->tty_nr, name, sizeof(name)),
+			     decode__tty_how_name(t->how), t->sid,
+			     t->session_wide ? " (whole session)" : "");
+		if (t->victim_sid)
+			sbuf__printf(sb, ", stolen from session %u", t->victim_sid);
+		break;
+	}
+	case PGT_FOREGROUND: {
+		const struct pgt_foreground *f = ev->fg;
+		char name[32];
+
+		text_proc(sb, &f->proc);
+		sbuf__printf(sb, "%s foreground %u -> ", tty_or_dash(f->tty, f->tty_nr, name,
+								     sizeof(name)), f->old_pgid);
+		if (f->ret < 0)
+			text_error(sb, f->ret);
+		else
+			sbuf__printf(sb, "%u", f->new_pgid);
+		break;
+	}
 	case PGT_SUBREAPER:
 		text_proc(sb, &ev->subreaper->proc);
 		sbuf__puts(sb, ev->subreaper->enabled ? "on" : "off");
@@ -157,4 +185,35 @@ void text__lost(struct sbuf *sb, const struct fmt_ctx *fc, const struct lost_inf
 		sep = ", ";
 	}
 	sbuf__puts(sb, *sep == ',' ? ")\n" : "\n");
+}
+
+/* "SIGINT tty -> group 1234 on pts/0: 1234 1235 (2)" */
+void text__signal(struct sbuf *sb, const struct fmt_ctx *fc, const struct sig_cause *c)
+{
+	const struct pgt_signal *r = &c->first;
+	char sig[16], name[32];
+	unsigned int i;
+
+	text_time(sb, fc, r->hdr.ts_ns);
+	sbuf__printf(sb, "%-9s ", "signal");
+	text_proc(sb, &r->proc);
+	sbuf__printf(sb, "%s %s -> %s", decode__signame((int)r->sig, sig, sizeof(sig)),
+		     decode__cause_name(r->cause), decode__scope_name(r->scope));
+	if (r->scope != PGT_SCOPE_ALL)
+		sbuf__printf(sb, " %d", r->target);
+	if (decode__tty_name(r->tty, r->tty_nr, name, sizeof(name)))
+		sbuf__printf(sb, " on %s", name);
+	sbuf__putc(sb, ':');
+	for (i = 0; i < c->nr && i < 8; i++)
+		sbuf__printf(sb, " %u%s", c->rcpt[i].pid, c->rcpt[i].result ? "*" : "");
+	if (c->nr > 8)
+		sbuf__printf(sb, " +%u more", c->nr - 8);
+	sbuf__printf(sb, " (%u)", c->nr);
+	if (c->flags & PGT_SIG_FATAL)
+		sbuf__puts(sb, " fatal");
+	if (c->ret < 0) {
+		sbuf__putc(sb, ' ');
+		text_error(sb, c->ret);
+	}
+	sbuf__putc(sb, '\n');
 }

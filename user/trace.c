@@ -14,6 +14,7 @@
 #include "model.h"
 #include "output.h"
 #include "procfs.h"
+#include "sigmerge.h"
 #include "snapshot.h"
 #include "trace.h"
 #include "tree.h"
@@ -58,6 +59,7 @@ struct session {
 	bool filtering;			/* the BPF side reports traced tgids only */
 	unsigned int skip_type;		/* PGRPTRACE_TEST_SKIP */
 	struct sbuf last_tree;		/* the last tree drawn */
+	struct sigmerge sigs;		/* signal causes being assembled */
 	bool queueing;			/* snapshot in progress: hold records */
 	struct queued *queue, **queue_tail;
 	__u64 drops_seen[PGT_TYPE_MAX];	/* drop counters already reported */
@@ -93,12 +95,85 @@ static unsigned int skip_type(void)
 	return 0;
 }
 
-static void process(struct session *s, const struct pgt_event *ev)
+static void apply(struct session *s, const struct pgt_event *ev)
 {
 	if (ev->hdr->type != s->skip_type)
 		model__apply(s->model, ev);
 	if (s->print_events)
 		output__event(s->out, ev);
+}
+
+/* A tty change the kernel made without a syscall of the processes it hit. */
+static void derived_tty(struct session *s, const struct pgt_hdr *cause, const struct pgt_proc *proc,
+			__u32 how, __u32 sid, __u32 tty_nr, const char *tty, bool session_wide,
+			__u32 victim)
+{
+	struct pgt_tty t = {};
+	struct pgt_event ev = { .hdr = &t.hdr, .tty = &t };
+
+	t.hdr = *cause;
+	t.hdr.type = PGT_TTY;
+	t.hdr.size = sizeof(t);
+	t.proc = *proc;
+	t.how = how;
+	t.sid = sid;
+	t.tty_nr = tty_nr;
+	memcpy(t.tty, tty, sizeof(t.tty));
+	t.session_wide = session_wide;
+	t.victim_sid = victim;
+	apply(s, &ev);
+}
+
+/*
+ * A hangup's SIGHUP to the session leader: the kernel has already taken the
+ * tty from every member of the session (tty_signal_session_leader()). Apply
+ * it at the first record, before the members' own events.
+ */
+static void hangup(struct session *s, const struct pgt_signal *r)
+{
+	const struct msession *ms;
+
+	if (r->cause != PGT_CAUSE_HANGUP || r->scope != PGT_SCOPE_SESSION || r->sig != 1)
+		return;
+	ms = model__session(s->model, (__u32)r->target);
+	if (ms && ms->tty_nr)
+		derived_tty(s, &r->hdr, &r->proc, PGT_TTY_HANGUP, ms->sid, ms->tty_nr, ms->tty,
+			    true, 0);
+}
+
+static void process(struct session *s, const struct pgt_event *ev)
+{
+	const struct mtty *t;
+	const struct pgt_tty *tt;
+
+	switch (ev->hdr->type) {
+	case PGT_SIGNAL:
+		hangup(s, ev->signal);
+		sigmerge__add(&s->sigs, ev->signal);
+		return;
+	case PGT_TTY:
+		/* TIOCSCTTY(1) on a tty of another session steals it from all of them. */
+		tt = ev->tty;
+		t = tt->acquire ? model__tty(s->model, tt->tty_nr) : NULL;
+		if (t && t->sid && t->sid != tt->sid)
+			derived_tty(s, ev->hdr, &tt->proc, PGT_TTY_STOLEN, t->sid, tt->tty_nr,
+				    tt->tty, true, 0);
+		break;
+	}
+	apply(s, ev);
+	/* setsid() drops the caller's tty. */
+	if (ev->hdr->type == PGT_SETSID && ev->setsid->ret >= 0 && ev->setsid->old.tty_nr)
+		derived_tty(s, ev->hdr, &ev->setsid->proc, PGT_TTY_SETSID, ev->setsid->old.sid,
+			    ev->setsid->old.tty_nr, ev->setsid->old.tty, false, 0);
+}
+
+/* A whole signal cause. */
+static void on_signal_cause(void *ctx, const struct sig_cause *c)
+{
+	struct session *s = ctx;
+
+	if (s->print_events)
+		output__signal(s->out, c);
 }
 
 static int on_record(void *ctx, void *data, size_t size)
@@ -222,6 +297,7 @@ static void run_verify(struct session *s)
 
 	for (i = 0; i < VERIFY_TRIES; i++) {
 		ring_buffer__consume(s->rb);
+		sigmerge__flush(&s->sigs, 0);
 		sbuf__reset(&report);
 		err = verify__run(s->model, &report, &res);
 		if (err || !res.differences)
@@ -424,6 +500,8 @@ static int stream(struct session *s)
 			break;
 		err = 0;
 		check_losses(s);
+		/* A cause outside a syscall is complete once its records stop. */
+		sigmerge__flush(&s->sigs, now_ns(CLOCK_BOOTTIME) - 10000000ULL);
 		if (verify_from)
 			serve_verify_request(s);
 		now = now_ns(CLOCK_MONOTONIC);
@@ -446,6 +524,7 @@ static int stream(struct session *s)
 	}
 	/* Drain what is left, then the last losses. */
 	ring_buffer__consume(s->rb);
+	sigmerge__flush(&s->sigs, 0);
 	check_losses(s);
 	return 0;
 }
@@ -461,6 +540,7 @@ int trace__run(const struct opts *o)
 		.ringbuf_bytes = o->ringbuf_bytes,
 		.btf_path = o->btf_path,
 		.verbose = o->verbose,
+		.signal_mode = o->signal_mode,
 	};
 	struct session s = { .opts = o, .print_events = !tree_mode, .skip_type = skip_type() };
 	int release_fd = -1, ret = 1, werr;
@@ -473,6 +553,7 @@ int trace__run(const struct opts *o)
 	if (!s.model || !s.out)
 		goto out;
 	model__set_note_fn(s.model, on_note, &s);
+	sigmerge__init(&s.sigs, on_signal_cause, &s);
 	s.filtering = lcfg.filter;
 	if (o->cmd) {
 		s.child = spawn_held(o->cmd, &release_fd);
@@ -547,5 +628,6 @@ out:
 	output__close(s.out);
 	model__free(s.model);
 	sbuf__free(&s.last_tree);
+	sigmerge__free(&s.sigs);
 	return ret;
 }

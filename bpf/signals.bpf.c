@@ -1,0 +1,292 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Signal generation, one record per cause rather than per recipient.
+ *
+ * Inside a signal syscall (kill and friends) or a signalling ioctl, the
+ * recipients are gathered in a per-thread accumulator and sent as one record
+ * at the syscall's exit: a kill(-pgid) to four processes is one record, not
+ * four. Outside a syscall (the tty's ^C in a kworker, an exiting session
+ * leader, a hangup), the cause is worked out from the context, and records
+ * of one cause share a group_id that user space merges.
+ */
+#include "common.bpf.h"
+
+#include "sigacc.bpf.h"
+
+/* Typeless: resolved through kallsyms, to recognise the kworker's work. */
+extern const void flush_to_ldisc __ksym __weak;
+extern const void do_tty_hangup __ksym __weak;
+
+
+/* The current non-syscall cause of a thread, to share its group_id. */
+struct siggrp {
+	__u64 id;
+	__u64 ts;
+	__u32 sig;
+	__u32 cause;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, struct siggrp);
+} siggrp SEC(".maps");
+
+static __always_inline __u32 kill_scope(__s32 pid, __s32 *target)
+{
+	struct task_struct *cur = (struct task_struct *)bpf_get_current_task();
+
+	*target = 0;
+	if (pid > 0)
+		return PGT_SCOPE_PROCESS;
+	if (pid == -1) {
+		*target = -1;
+		return PGT_SCOPE_ALL;
+	}
+	if (pid == 0)
+		*target = pid_nr0(BPF_CORE_READ(cur, signal, pids[pidtype_pgid()]));
+	return PGT_SCOPE_GROUP;
+}
+
+SEC("tp/syscalls/sys_enter_kill")
+int sys_enter_kill(struct trace_event_raw_sys_enter *ctx)
+{
+	__s32 pid = (__s32)ctx->args[0], target;
+	__u32 scope = kill_scope(pid, &target);
+
+	if (signal_mode && ctx->args[1])
+		acc_start(PGT_CAUSE_KILL, scope, target, (__u32)ctx->args[1]);
+	return 0;
+}
+
+SEC("tp/syscalls/sys_exit_kill")
+int sys_exit_kill(struct trace_event_raw_sys_exit *ctx)
+{
+	return acc_end(ctx->ret);
+}
+
+SEC("tp/syscalls/sys_enter_tkill")
+int sys_enter_tkill(struct trace_event_raw_sys_enter *ctx)
+{
+	if (signal_mode && ctx->args[1])
+		acc_start(PGT_CAUSE_KILL, PGT_SCOPE_THREAD, 0, (__u32)ctx->args[1]);
+	return 0;
+}
+
+SEC("tp/syscalls/sys_exit_tkill")
+int sys_exit_tkill(struct trace_event_raw_sys_exit *ctx)
+{
+	return acc_end(ctx->ret);
+}
+
+SEC("tp/syscalls/sys_enter_tgkill")
+int sys_enter_tgkill(struct trace_event_raw_sys_enter *ctx)
+{
+	if (signal_mode && ctx->args[2])
+		acc_start(PGT_CAUSE_KILL, PGT_SCOPE_THREAD, 0, (__u32)ctx->args[2]);
+	return 0;
+}
+
+SEC("tp/syscalls/sys_exit_tgkill")
+int sys_exit_tgkill(struct trace_event_raw_sys_exit *ctx)
+{
+	return acc_end(ctx->ret);
+}
+
+SEC("tp/syscalls/sys_enter_rt_sigqueueinfo")
+int sys_enter_rt_sigqueueinfo(struct trace_event_raw_sys_enter *ctx)
+{
+	if (signal_mode && ctx->args[1])
+		acc_start(PGT_CAUSE_KILL, PGT_SCOPE_PROCESS, 0, (__u32)ctx->args[1]);
+	return 0;
+}
+
+SEC("tp/syscalls/sys_exit_rt_sigqueueinfo")
+int sys_exit_rt_sigqueueinfo(struct trace_event_raw_sys_exit *ctx)
+{
+	return acc_end(ctx->ret);
+}
+
+SEC("tp/syscalls/sys_enter_pidfd_send_signal")
+int sys_enter_pidfd_send_signal(struct trace_event_raw_sys_enter *ctx)
+{
+	if (signal_mode && ctx->args[1])
+		acc_start(PGT_CAUSE_KILL, PGT_SCOPE_PROCESS, 0, (__u32)ctx->args[1]);
+	return 0;
+}
+
+SEC("tp/syscalls/sys_exit_pidfd_send_signal")
+int sys_exit_pidfd_send_signal(struct trace_event_raw_sys_exit *ctx)
+{
+	return acc_end(ctx->ret);
+}
+
+/* ---- outside a syscall: the context says why ---- */
+
+/* The tty whose buffer a kworker is flushing (flush_to_ldisc), or NULL. */
+static __always_inline struct tty_struct *kworker_tty(struct task_struct *cur, __u32 *cause)
+{
+	struct kthread *kt = BPF_CORE_READ(cur, worker_private);
+	struct worker *w = kt ? BPF_CORE_READ(kt, data) : NULL;
+	struct work_struct *work;
+	struct tty_port *port;
+	void *func;
+
+	if (!w)
+		return NULL;
+	func = BPF_CORE_READ(w, current_func);
+	if (ksym_exists(flush_to_ldisc) && func == (void *)&flush_to_ldisc) {
+		*cause = PGT_CAUSE_TTY;
+		work = BPF_CORE_READ(w, current_work);
+		port = (void *)work - bpf_core_field_offset(struct tty_port, buf.work);
+		return BPF_CORE_READ(port, itty);
+	}
+	if (ksym_exists(do_tty_hangup) && func == (void *)&do_tty_hangup)
+		*cause = PGT_CAUSE_HANGUP;
+	return NULL;
+}
+
+static __always_inline void classify(struct task_struct *cur, struct task_struct *t, int sig,
+				     int code, __u32 *cause, __u32 *scope, __s32 *target,
+				     struct tty_struct **tty)
+{
+	struct signal_struct *tsig = BPF_CORE_READ(t, signal);
+	struct signal_struct *csig = BPF_CORE_READ(cur, signal);
+	unsigned int flags = BPF_CORE_READ(cur, flags);
+	bool exiting;
+
+	*cause = PGT_CAUSE_KERNEL;
+	*scope = PGT_SCOPE_GROUP;
+	*target = pid_nr0(BPF_CORE_READ(tsig, pids[pidtype_pgid()]));
+	*tty = NULL;
+	if (flags & PF_WQ_WORKER) {
+		*tty = kworker_tty(cur, cause);
+		if (*cause != PGT_CAUSE_KERNEL)
+			return;
+	}
+	exiting = (flags & PF_EXITING) && !BPF_CORE_READ(cur, exit_state);
+	if (exiting && (sig == SIGHUP || sig == SIGCONT) && BPF_CORE_READ(csig, leader)) {
+		/*
+		 * disassociate_ctty(1): SIGHUP to the tty's foreground group, or
+		 * SIGHUP+SIGCONT to tty_old_pgrp after a hangup (cleared first).
+		 */
+		*cause = PGT_CAUSE_LEADER_EXIT;
+		*tty = BPF_CORE_READ(csig, tty);
+		return;
+	}
+	if ((sig == SIGHUP || sig == SIGCONT) && code == SI_KERNEL &&
+	    BPF_CORE_READ(tsig, leader) && !BPF_CORE_READ(tsig, tty)) {
+		/* tty_signal_session_leader(): the tty is already gone. */
+		*cause = PGT_CAUSE_HANGUP;
+		*scope = PGT_SCOPE_SESSION;
+		*target = pid_nr0(BPF_CORE_READ(tsig, pids[pidtype_sid()]));
+		return;
+	}
+	if (sig == SIGCHLD && code > 0 && code <= 6) {
+		*cause = PGT_CAUSE_CHILD;
+		*scope = PGT_SCOPE_PROCESS;
+		*target = BPF_CORE_READ(t, tgid);
+		return;
+	}
+	if (exiting) {
+		/* kill_orphaned_pgrp() from exit_notify() of a non-leader. */
+		if ((sig == SIGHUP || sig == SIGCONT) && code == SI_KERNEL) {
+			*cause = PGT_CAUSE_ORPHANED;
+			return;
+		}
+		if (BPF_CORE_READ(t, pdeath_signal) == sig) {
+			*cause = PGT_CAUSE_PARENT_DEATH;
+			*scope = PGT_SCOPE_PROCESS;
+			*target = BPF_CORE_READ(t, tgid);
+			return;
+		}
+	}
+	if (sig == SIGTTIN || sig == SIGTTOU) {
+		*cause = PGT_CAUSE_JOB_CONTROL;
+		return;
+	}
+	if (sig == SIGWINCH) {
+		*cause = PGT_CAUSE_RESIZE;
+		return;
+	}
+	*scope = PGT_SCOPE_PROCESS;
+	*target = BPF_CORE_READ(t, tgid);
+}
+
+static __always_inline int handle_signal(int sig, struct kernel_siginfo *info,
+					 struct task_struct *t, int result)
+{
+	struct task_struct *cur = (struct task_struct *)bpf_get_current_task();
+	__u32 tid = cur_tid(), cause, scope;
+	struct tty_struct *tty;
+	struct pgt_signal *e;
+	struct siggrp *g, ng = {};
+	__u64 now = bpf_ktime_get_boot_ns();
+	__s32 target;
+	int code;
+
+	if (!signal_mode)
+		return 0;
+	/* SEND_SIG_NOINFO (0) is SI_USER, SEND_SIG_PRIV (1) SI_KERNEL. */
+	if ((unsigned long)info <= 1)
+		code = (unsigned long)info ? SI_KERNEL : 0;
+	else
+		code = BPF_CORE_READ(info, si_code);
+
+	e = bpf_map_lookup_elem(&sigacc, &tid);
+	if (e) {
+		acc_add(e, t, sig, result, code);
+		return 0;
+	}
+
+	classify(cur, t, sig, code, &cause, &scope, &target, &tty);
+	if (!tgid_wanted(BPF_CORE_READ(cur, tgid)) && !tgid_wanted(BPF_CORE_READ(t, tgid)))
+		return 0;
+	if (!wanted_by_mode(scope, is_fatal(t, sig, result) ? PGT_SIG_FATAL : 0))
+		return 0;
+	g = bpf_map_lookup_elem(&siggrp, &tid);
+	if (!g || g->sig != (__u32)sig || g->cause != cause || now - g->ts > 1000000) {
+		ng.id = __sync_fetch_and_add(&sig_group_next, 1);
+		ng.sig = sig;
+		ng.cause = cause;
+		ng.ts = now;
+		bpf_map_update_elem(&siggrp, &tid, &ng, BPF_ANY);
+		g = bpf_map_lookup_elem(&siggrp, &tid);
+		if (!g)
+			return 0;
+	}
+	g->ts = now;
+	e = pgt_reserve(PGT_SIGNAL, sizeof(*e));
+	if (!e)
+		return 0;
+	fill_proc(&e->proc, cur);
+	e->group_id = g->id;
+	e->sig = sig;
+	e->scope = scope;
+	e->cause = cause;
+	e->target = target;
+	e->code = code;
+	e->nr = 1;
+	if (is_fatal(t, sig, result))
+		e->flags |= PGT_SIG_FATAL;
+	add_rcpt(e, 0, t, result);
+	if (tty)
+		read_tty(tty, &e->tty_nr, e->tty);
+	pgt_submit(e);
+	return 0;
+}
+
+SEC("tp_btf/signal_generate")
+int BPF_PROG(signal_generate, int sig, struct kernel_siginfo *info, struct task_struct *t,
+	     int group, int result)
+{
+	return handle_signal(sig, info, t, result);
+}
+
+SEC("raw_tp/signal_generate")
+int BPF_PROG(signal_generate_raw, int sig, struct kernel_siginfo *info, struct task_struct *t,
+	     int group, int result)
+{
+	return handle_signal(sig, info, t, result);
+}

@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Controlling ttys and foreground groups.
+ *
+ * - Implicit acquisition: open() of a tty by a session leader without one
+ *   (tty_open_proc_set_tty()). Only such a caller can acquire, so only its
+ *   opens are followed.
+ * - ioctl: TIOCSCTTY (acquire, possibly stealing), TIOCNOTTY (release; by a
+ *   session leader, for the whole session), TIOCSPGRP (foreground group).
+ *   The ioctls that signal (TIOCSWINSZ, TIOCNOTTY, TIOCSIG, TIOCSPGRP from the
+ *   background) also open a signal accumulator (sigacc.bpf.h).
+ * The session-wide side effects (a steal, a hangup, the leader's exit) change
+ * processes that make no syscall; user space applies them to the model.
+ */
+#include "sigacc.bpf.h"
+
+#define TIOCSCTTY	0x540E
+
+static __always_inline struct tty_struct *cur_ctty(void)
+{
+	struct task_struct *cur = (struct task_struct *)bpf_get_current_task();
+
+	return BPF_CORE_READ(cur, signal, tty);
+}
+
+static __always_inline void emit_tty(__u32 how, bool acquire, bool session_wide)
+{
+	struct task_struct *cur = (struct task_struct *)bpf_get_current_task();
+	struct tty_struct *tty = cur_ctty();
+	struct pgt_tty *e;
+
+	e = pgt_reserve(PGT_TTY, sizeof(*e));
+	if (!e)
+		return;
+	fill_proc(&e->proc, cur);
+	e->how = how;
+	e->acquire = acquire;
+	e->sid = e->proc.sid;
+	e->session_wide = session_wide;
+	if (tty) {
+		read_tty(tty, &e->tty_nr, e->tty);
+		e->fg_pgid = pid_nr0(tty_fg_pgrp(tty));
+	}
+	pgt_submit(e);
+}
+
+/* ---- open: implicit acquisition ---- */
+
+static __always_inline int open_enter(void)
+{
+	struct task_struct *cur = (struct task_struct *)bpf_get_current_task();
+	struct inflight st = {};
+	__u32 tid = cur_tid();
+
+	if (!BPF_CORE_READ(cur, signal, leader) || BPF_CORE_READ(cur, signal, tty))
+		return 0;
+	if (!tgid_wanted(cur_tgid()))
+		return 0;
+	st.kind = INFLIGHT_OPEN;
+	bpf_map_update_elem(&inflight, &tid, &st, BPF_ANY);
+	return 0;
+}
+
+static __always_inline int open_exit(long ret)
+{
+	__u32 tid = cur_tid();
+	struct inflight *st = bpf_map_lookup_elem(&inflight, &tid);
+
+	if (!st || st->kind != INFLIGHT_OPEN)
+		return 0;
+	if (ret >= 0 && cur_ctty())
+		emit_tty(PGT_TTY_OPEN, true, false);
+	bpf_map_delete_elem(&inflight, &tid);
+	return 0;
+}
+
+SEC("tp/syscalls/sys_enter_openat")
+int sys_enter_openat(void *ctx)
+{
+	return open_enter();
+}
+
+SEC("tp/syscalls/sys_exit_openat")
+int sys_exit_openat(struct trace_event_raw_sys_exit *ctx)
+{
+	return open_exit(ctx->ret);
+}
+
+SEC("tp/syscalls/sys_enter_openat2")
+int sys_enter_openat2(void *ctx)
+{
+	return open_enter();
+}
+
+SEC("tp/syscalls/sys_exit_openat2")
+int sys_exit_openat2(struct trace_event_raw_sys_exit *ctx)
+{
+	return open_exit(ctx->ret);
+}
+
+/* ---- ioctl ---- */
+
+SEC("tp/syscalls/sys_enter_ioctl")
+int sys_enter_ioctl(struct trace_event_raw_sys_enter *ctx)
+{
+	struct task_struct *cur = (struct task_struct *)bpf_get_current_task();
+	__u32 cmd = (__u32)ctx->args[1], tid;
+	struct inflight st = {};
+	struct tty_struct *tty;
+
+	if (cmd != TIOCSCTTY && cmd != TIOCNOTTY && cmd != TIOCSPGRP && cmd != TIOCSWINSZ &&
+	    cmd != TIOCSIG)
+		return 0;
+	sig_ioctl_enter(cmd);
+	if (cmd == TIOCSWINSZ || cmd == TIOCSIG || !tgid_wanted(cur_tgid()))
+		return 0;
+	tid = cur_tid();
+	tty = BPF_CORE_READ(cur, signal, tty);
+	st.kind = INFLIGHT_IOCTL;
+	st.cmd = cmd;
+	st.tty_ptr = (__u64)tty;
+	st.found = BPF_CORE_READ(cur, signal, leader);
+	if (tty)
+		st.fg_pgid = pid_nr0(tty_fg_pgrp(tty));
+	bpf_map_update_elem(&inflight, &tid, &st, BPF_ANY);
+	return 0;
+}
+
+SEC("tp/syscalls/sys_exit_ioctl")
+int sys_exit_ioctl(struct trace_event_raw_sys_exit *ctx)
+{
+	struct task_struct *cur = (struct task_struct *)bpf_get_current_task();
+	__u32 tid = cur_tid();
+	struct pgt_foreground *f;
+	struct inflight *st;
+	struct tty_struct *tty;
+
+	sig_ioctl_exit(ctx->ret);
+	st = bpf_map_lookup_elem(&inflight, &tid);
+	if (!st || st->kind != INFLIGHT_IOCTL)
+		return 0;
+	tty = cur_ctty();
+	if (st->cmd == TIOCSCTTY && ctx->ret == 0 && (__u64)tty != st->tty_ptr) {
+		emit_tty(PGT_TTY_TIOCSCTTY, true, false);
+	} else if (st->cmd == TIOCNOTTY && ctx->ret == 0 && st->tty_ptr) {
+		/* By the session leader it is disassociate_ctty(): all lose it. */
+		emit_tty(PGT_TTY_TIOCNOTTY, false, st->found);
+	} else if (st->cmd == TIOCSPGRP && st->tty_ptr &&
+		   (ctx->ret != 0 || !tty || pid_nr0(tty_fg_pgrp(tty)) != st->fg_pgid) &&
+		   (f = pgt_reserve(PGT_FOREGROUND, sizeof(*f)))) {
+		/* Only a change, or a refusal: shells re-assert their group often. */
+		fill_proc(&f->proc, cur);
+		read_tty((struct tty_struct *)st->tty_ptr, &f->tty_nr, f->tty);
+		f->sid = f->proc.sid;
+		f->old_pgid = st->fg_pgid;
+		f->new_pgid = tty ? pid_nr0(tty_fg_pgrp(tty)) : 0;
+		f->ret = ctx->ret;
+		pgt_submit(f);
+	}
+	bpf_map_delete_elem(&inflight, &tid);
+	return 0;
+}

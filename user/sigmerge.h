@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * One signal cause from its records: the kernel gathers up to
+ * PGT_SIG_RCPTS recipients per record; a cause with more, or one outside a
+ * syscall, spans several records with one group_id, merged here.
+ */
+#ifndef __SIGMERGE_H
+#define __SIGMERGE_H
+
+#include "decode.h"
+
+struct sig_rcpt {
+	__u32 pid, tid;
+	__s32 result;
+	__u32 pgid;
+};
+
+struct sig_cause {
+	struct pgt_signal first;	/* the first record: sender, signal, cause */
+	struct sig_rcpt *rcpt;
+	unsigned int nr, cap;
+	__u32 flags;			/* PGT_SIG_* of all records */
+	__s32 ret;
+	__u64 last_ts;			/* boot time of the last record */
+	struct sig_cause *next;
+};
+
+typedef void (*sig_cause_fn)(void *ctx, const struct sig_cause *c);
+
+struct sigmerge {
+	struct sig_cause *pending;
+	sig_cause_fn fn;
+	void *ctx;
+};
+
+void sigmerge__init(struct sigmerge *sm, sig_cause_fn fn, void *ctx);
+/* Add a record; a complete cause is handed to the callback. */
+void sigmerge__add(struct sigmerge *sm, const struct pgt_signal *rec);
+/* Hand over causes whose last record is older than @before_ns (all if 0). */
+void sigmerge__flush(struct sigmerge *sm, __u64 before_ns);
+void sigmerge__free(struct sigmerge *sm);
+
+#endif /* __SIGMERGE_H */
