@@ -20,7 +20,7 @@ $(OUTPUT)/tests/test_%: tests/unit/test_%.c $(LIB_OBJS) | $(OUTPUT)/tests
 
 $(WORKLOAD): tests/workload.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) $< -lpthread -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) $< -lpthread -lutil -o $@
 
 $(FIDELITY): tests/fidelity.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)

@@ -14,6 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sched.h>
+#include <termios.h>
+#include <pty.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -355,6 +359,287 @@ static int scenario_tree(void)
 	return 0;
 }
 
+static void on_usr(int sig)
+{
+	(void)sig;
+}
+
+/* Ask the tracer (our parent, under --verify) to check its model now. */
+static void quiet_point(void)
+{
+	struct timespec timeout = { 30, 0 };
+	sigset_t set;
+
+	/* Only under `pgrptrace --verify`, which answers; nobody else is signalled. */
+	if (!getenv("PGT_QUIET_POINTS"))
+		return;
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	usleep(20000);
+	if (kill(getppid(), SIGUSR1) == 0 && sigtimedwait(&set, NULL, &timeout) < 0)
+		fprintf(stderr, "workload: no answer from the tracer\n");
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+}
+
+/*
+ * kill(0) and kill(-pgid) from an unprivileged sender to a group of three,
+ * one of which belongs to another uid and is refused.
+ */
+static int scenario_killgroup(void)
+{
+	int go[2], done[2];
+	pid_t s, a, c;
+	char ch;
+
+	if (pipe(go) || pipe(done))
+		die("pipe");
+	s = xfork();
+	if (s == 0) {
+		setpgid(0, 0);
+		signal(SIGUSR1, on_usr);
+		signal(SIGUSR2, on_usr);
+		if (read(go[0], &ch, 1) != 1)
+			_exit(101);
+		if (setgid(65534) || setuid(65534))
+			_exit(102);
+		kill(0, SIGUSR1);
+		usleep(50000);
+		kill(-getpgrp(), SIGUSR2);
+		_exit(0);
+	}
+	setpgid(s, s);
+	a = xfork();
+	if (a == 0) {
+		close(done[1]);
+		signal(SIGUSR1, on_usr);
+		signal(SIGUSR2, on_usr);
+		if (setgid(65534) || setuid(65534))
+			_exit(102);
+		if (read(done[0], &ch, 1) < 0)
+			_exit(101);
+		_exit(0);
+	}
+	setpgid(a, s);
+	c = xfork();
+	if (c == 0) {
+		close(done[1]);
+		signal(SIGUSR1, on_usr);
+		signal(SIGUSR2, on_usr);
+		if (setgid(65533) || setuid(65533))	/* another uid: refused */
+			_exit(102);
+		if (read(done[0], &ch, 1) < 0)
+			_exit(101);
+		_exit(0);
+	}
+	setpgid(c, s);
+	usleep(100000);
+	fact("{\"what\":\"killgroup\",\"sender\":%d,\"member\":%d,\"other_uid\":%d,"
+	     "\"pgid\":%d}", s, a, c, s);
+	if (write(go[1], "x", 1) != 1)
+		die("write");
+	xwait(s);
+	close(done[1]);
+	xwait(a);
+	xwait(c);
+	return 0;
+}
+
+/* kill(-1) inside a private pid namespace: every process in it but init and the sender. */
+static int scenario_killall_ns(void)
+{
+	pid_t init;
+	int st;
+
+	if (unshare(CLONE_NEWPID))
+		die("unshare");
+	init = xfork();
+	if (init == 0) {
+		pid_t v1, v2, sender;
+
+		v1 = xfork();
+		if (v1 == 0) {
+			pause();
+			_exit(0);
+		}
+		v2 = xfork();
+		if (v2 == 0) {
+			pause();
+			_exit(0);
+		}
+		sender = xfork();
+		if (sender == 0) {
+			usleep(100000);
+			kill(-1, SIGTERM);
+			_exit(0);
+		}
+		xwait(sender);
+		xwait(v1);
+		xwait(v2);
+		_exit(0);
+	}
+	st = xwait(init);
+	fact("{\"what\":\"killall_ns\",\"init\":%d,\"status\":%d}", init, st);
+	return 0;
+}
+
+/*
+ * Controlling ttys: implicit acquisition on open, TIOCNOTTY, TIOCSCTTY, a
+ * steal with force from another session, and a session leader that exits
+ * with a job in the foreground. Quiet points let the tracer check its ttys
+ * and foreground groups against /proc.
+ */
+static int scenario_ctty(void)
+{
+	int master, slave, go[2], ready[2], fd;
+	char name[64], ch;
+	pid_t one, two, three, job;
+
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0))
+		die("prctl");
+	if (openpty(&master, &slave, name, NULL, NULL))
+		die("openpty");
+	close(slave);
+	if (pipe(go) || pipe(ready))
+		die("pipe");
+	one = xfork();
+	if (one == 0) {
+		/* TIOCNOTTY by a leader sends SIGHUP to the tty's group: ours. */
+		signal(SIGHUP, SIG_IGN);
+		setsid();
+		fd = open(name, O_RDWR);	/* a leader without a tty acquires it */
+		if (fd < 0)
+			_exit(101);
+		if (write(ready[1], "1", 1) != 1 || read(go[0], &ch, 1) != 1)
+			_exit(101);
+		ioctl(fd, TIOCNOTTY);		/* gives it up, for the whole session */
+		if (write(ready[1], "2", 1) != 1 || read(go[0], &ch, 1) != 1)
+			_exit(101);
+		ioctl(fd, TIOCSCTTY, 0);		/* takes it back */
+		if (write(ready[1], "3", 1) != 1 || read(go[0], &ch, 1) != 1)
+			_exit(101);
+		_exit(0);
+	}
+	if (read(ready[0], &ch, 1) != 1)
+		die("read");
+	fact("{\"what\":\"open\",\"pid\":%d,\"tty\":\"%s\"}", one, name);
+	quiet_point();
+	if (write(go[1], "x", 1) != 1 || read(ready[0], &ch, 1) != 1)
+		die("sync");
+	quiet_point();
+	if (write(go[1], "x", 1) != 1 || read(ready[0], &ch, 1) != 1)
+		die("sync");
+	quiet_point();
+
+	/* Another session steals it with TIOCSCTTY(1) (root). */
+	two = xfork();
+	if (two == 0) {
+		setsid();
+		fd = open(name, O_RDWR | O_NOCTTY);
+		if (fd < 0 || ioctl(fd, TIOCSCTTY, 1))
+			_exit(102);
+		if (write(ready[1], "4", 1) != 1 || read(go[0], &ch, 1) != 1)
+			_exit(101);
+		_exit(0);
+	}
+	if (read(ready[0], &ch, 1) != 1)
+		die("read");
+	fact("{\"what\":\"steal\",\"pid\":%d,\"victim\":%d}", two, one);
+	quiet_point();
+	if (write(go[1], "xx", 2) != 2)
+		die("write");
+	xwait(one);
+	xwait(two);
+
+	/* A session leader exits with a job in the foreground. */
+	three = xfork();
+	if (three == 0) {
+		setsid();
+		fd = open(name, O_RDWR);
+		if (fd < 0)
+			_exit(103);
+		job = xfork();
+		if (job == 0) {
+			setpgid(0, 0);
+			pause();
+			_exit(0);
+		}
+		setpgid(job, job);
+		if (tcsetpgrp(fd, job))
+			_exit(104);
+		if (write(ready[1], &job, sizeof(job)) != sizeof(job) || read(go[0], &ch, 1) != 1)
+			_exit(101);
+		_exit(0);
+	}
+	if (read(ready[0], &job, sizeof(job)) != sizeof(job))
+		die("read");
+	quiet_point();
+	fact("{\"what\":\"leader_exit\",\"pid\":%d,\"job\":%d}", three, job);
+	if (write(go[1], "x", 1) != 1)
+		die("write");
+	xwait(three);
+	/* The job got SIGHUP from the leader's exit and was adopted by us. */
+	fact("{\"what\":\"job_status\",\"pid\":%d,\"status\":%d}", job, xwait(job));
+	quiet_point();
+	close(master);
+	return 0;
+}
+
+/*
+ * A process group with a stopped job becomes orphaned when the parent that
+ * tied it to its session exits: the kernel sends it SIGHUP and SIGCONT.
+ */
+static int scenario_orphan(void)
+{
+	int ready[2];
+	pid_t leader, m, j;
+
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0))
+		die("prctl");
+	if (pipe(ready))
+		die("pipe");
+	leader = xfork();
+	if (leader == 0) {
+		pid_t p;
+
+		setsid();
+		p = xfork();
+		if (p == 0) {
+			m = xfork();
+			if (m == 0) {
+				setpgid(0, 0);
+				j = xfork();
+				if (j == 0) {
+					raise(SIGSTOP);
+					_exit(0);
+				}
+				if (write(ready[1], &j, sizeof(j)) != sizeof(j))
+					_exit(101);
+				pause();
+				_exit(0);
+			}
+			setpgid(m, m);
+			if (write(ready[1], &m, sizeof(m)) != sizeof(m))
+				_exit(101);
+			usleep(200000);	/* let j stop */
+			_exit(0);	/* m's group is orphaned now */
+		}
+		xwait(p);
+		pause();
+		_exit(0);
+	}
+	if (read(ready[0], &m, sizeof(m)) != sizeof(m) ||
+	    read(ready[0], &j, sizeof(j)) != sizeof(j))
+		die("read");
+	usleep(500000);
+	fact("{\"what\":\"orphan\",\"group\":%d,\"stopped\":%d}", m < j ? m : j, m < j ? j : m);
+	kill(leader, SIGKILL);
+	xwait(leader);
+	while (waitpid(-1, NULL, 0) > 0)
+		;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *path = getenv("PGT_FACTS");
@@ -390,6 +675,14 @@ int main(int argc, char **argv)
 		return scenario_thread_reparent();
 	if (argc == 2 && !strcmp(argv[1], "tree"))
 		return scenario_tree();
+	if (argc == 2 && !strcmp(argv[1], "killgroup"))
+		return scenario_killgroup();
+	if (argc == 2 && !strcmp(argv[1], "killall_ns"))
+		return scenario_killall_ns();
+	if (argc == 2 && !strcmp(argv[1], "ctty"))
+		return scenario_ctty();
+	if (argc == 2 && !strcmp(argv[1], "orphan"))
+		return scenario_orphan();
 
 	fprintf(stderr, "usage: workload exit N | raise SIG | signals | setsid | setpgid | "
 			"threads | thread_exec | subreaper | daemonize | thread_reparent | tree\n");

@@ -195,6 +195,7 @@ static struct mproc *proc_update(struct model *m, const struct pgt_proc *c, __u6
 {
 	bool created;
 	struct mproc *p = proc_get(m, c->pid, c->start_ns, &created);
+	struct msession *s;
 
 	if (!p)
 		return NULL;
@@ -206,11 +207,19 @@ static struct mproc *proc_update(struct model *m, const struct pgt_proc *c, __u6
 		return p;	/* older than what we know */
 	if (!created)
 		leave(m, p);
-	if (p->predicted_ppid && c->ppid != p->predicted_ppid)
-		note(m, NOTE_REPARENT_MISMATCH, p->pid, p->predicted_ppid, c->ppid);
-	p->predicted_ppid = 0;
 	p->tid = c->tid;
-	p->ppid = c->ppid;
+	if (!p->predicted_ppid || c->ppid == p->predicted_ppid) {
+		p->ppid = c->ppid;
+		p->predicted_ppid = 0;
+	} else if (c->ppid != p->adopted_from) {
+		/*
+		 * Neither the old parent (read before exit_notify() moved it)
+		 * nor the predicted one: the kernel chose differently.
+		 */
+		note(m, NOTE_REPARENT_MISMATCH, p->pid, p->predicted_ppid, c->ppid);
+		p->ppid = c->ppid;
+		p->predicted_ppid = 0;
+	}
 	p->pgid = c->pgid;
 	p->sid = c->sid;
 	p->uid = c->uid;
@@ -226,6 +235,13 @@ static struct mproc *proc_update(struct model *m, const struct pgt_proc *c, __u6
 		p->zombie = true;
 	p->updated_ns = ts;
 	join(m, p);
+	s = model__session(m, p->sid);
+	if (s && s->released_tty && s->released_tty == p->tty_nr) {
+		p->tty_nr = 0;
+		p->tty[0] = '\0';
+		p->flags &= ~PGT_F_HAS_TTY;
+		return p;
+	}
 	track_tty(m, p, c->tty_fg_pgid);
 	m->generation++;
 	return p;
@@ -322,6 +338,8 @@ static void clear_session_tty(struct model *m, __u32 sid, __u32 tty_nr)
 		s->tty_nr = 0;
 		s->tty[0] = '\0';
 	}
+	if (s)
+		s->released_tty = tty_nr;
 	t = tty_nr ? model__tty(m, tty_nr) : NULL;
 	if (t && t->sid == sid) {
 		t->sid = 0;
@@ -341,6 +359,17 @@ static void on_tty(struct model *m, const struct pgt_tty *e)
 	struct mtty *t;
 
 	if (e->acquire) {
+		struct msession *s = model__session(m, e->sid);
+
+		if (s)
+			s->released_tty = 0;
+		if (p) {
+			/* A context read before a release in this session. */
+			p->tty_nr = e->tty_nr;
+			memcpy(p->tty, e->tty, sizeof(p->tty));
+			p->flags |= PGT_F_HAS_TTY;
+			track_tty(m, p, e->fg_pgid);
+		}
 		t = model__tty(m, e->tty_nr);
 		if (t) {
 			t->sid = e->sid;

@@ -59,6 +59,9 @@ struct msession {
 	__u32 sid;		/* hash key */
 	__u32 members;
 	__u32 tty_nr;		/* controlling tty, 0 if none */
+	__u32 released_tty;	/* lost for the whole session: contexts still
+				   showing it were read before the kernel
+				   cleared it */
 	char tty[PGT_TTY_LEN];
 	UT_hash_handle hh;
 };

@@ -46,6 +46,9 @@ static void test_every_type_validates(void **state)
 		[PGT_REPARENT] = sizeof(struct pgt_reparent),
 		[PGT_REAP] = sizeof(struct pgt_reap),
 		[PGT_SNAP] = sizeof(struct pgt_snap),
+		[PGT_SIGNAL] = sizeof(struct pgt_signal),
+		[PGT_TTY] = sizeof(struct pgt_tty),
+		[PGT_FOREGROUND] = sizeof(struct pgt_foreground),
 	};
 	unsigned char buf[1024] = {};
 	struct pgt_hdr *h = (void *)buf;
