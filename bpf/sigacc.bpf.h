@@ -138,6 +138,15 @@ static __always_inline void acc_add(struct pgt_signal *e, struct task_struct *t,
 {
 	__u32 i = e->nr;
 
+	if (e->sig && e->sig != (__u32)sig) {
+		/* A second signal in the same syscall (TIOCNOTTY: SIGHUP, SIGCONT). */
+		acc_flush(e, true, 0);
+		e->flags = 0;
+		e->group_id = __sync_fetch_and_add(&sig_group_next, 1);
+		e->sig = sig;
+		__builtin_memset(e->rcpt, 0, sizeof(e->rcpt));
+		i = 0;
+	}
 	if (i >= PGT_SIG_RCPTS) {
 		acc_flush(e, false, 0);
 		__builtin_memset(e->rcpt, 0, sizeof(e->rcpt));

@@ -310,8 +310,14 @@ static void run_verify(struct session *s)
 	}
 	sbuf__printf(&report, "verify: %u processes, %u differences\n", res.processes,
 		     res.differences);
-	output__raw(s->out, &report);
-	output__flush(s->out);
+	if (s->print_events) {
+		/* Events go to -o FILE; the reports stay on stdout. */
+		fwrite(report.buf, 1, report.len, stdout);
+		fflush(stdout);
+	} else {
+		output__raw(s->out, &report);
+		output__flush(s->out);
+	}
 	sbuf__free(&report);
 	s->verify_diffs += res.differences;
 }
@@ -542,7 +548,11 @@ int trace__run(const struct opts *o)
 		.verbose = o->verbose,
 		.signal_mode = o->signal_mode,
 	};
-	struct session s = { .opts = o, .print_events = !tree_mode, .skip_type = skip_type() };
+	struct session s = {
+		.opts = o,
+		.print_events = !tree_mode || (o->verify && o->output),
+		.skip_type = skip_type(),
+	};
 	int release_fd = -1, ret = 1, werr;
 
 	install_handlers();

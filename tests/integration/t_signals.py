@@ -1,0 +1,129 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+"""Signals as causal records and controlling-tty changes, from real
+workloads: group kills with a refused recipient, kill(-1) in a private pid
+namespace, an orphaned group with a stopped job, and TIOCSCTTY, TIOCNOTTY, a
+forced steal and a session leader exiting with a foreground job, with the
+model checked against /proc at quiet points."""
+import os
+import tempfile
+
+from harness import Tap, check_nothing_left, run_tracer, workload
+
+t = Tap()
+
+
+def sigs(run, name, cause=None):
+    return [e for e in run.of("signal") if e["signal"] == name and
+            (cause is None or e["cause"] == cause)]
+
+
+def rcpts(e):
+    return sorted(r["pid"] for r in e["recipients"])
+
+
+# kill(0) and kill(-pgid): one record each, the refused member absent.
+r = run_tracer(["--json", "--"] + workload("killgroup"))
+f = r.fact("killgroup")
+if t.ok(f, "killgroup: workload ran"):
+    f = f[0]
+    for name, how in (("SIGUSR1", "kill(0)"), ("SIGUSR2", "kill(-pgid)")):
+        ev = sigs(r, name, "kill")
+        if t.eq(len(ev), 1, "%s: one record" % how):
+            e = ev[0]
+            t.eq(e["scope"], "group", "%s: scope group" % how)
+            t.eq(e["target"], f["pgid"], "%s: target is the group" % how)
+            t.eq(e["process"]["pid"], f["sender"], "%s: sender" % how)
+            t.eq(rcpts(e), sorted([f["sender"], f["member"]]),
+                 "%s: recipients, without the other uid's member" % how)
+            t.ok(all(x["result"] == "delivered" for x in e["recipients"]),
+                 "%s: delivered" % how)
+            t.ok(not e["fatal"], "%s: handled, not fatal" % how)
+
+# kill(-1) in a private pid namespace: everyone but init and the sender.
+r = run_tracer(["--json", "--"] + workload("killall_ns"))
+ev = sigs(r, "SIGTERM", "kill")
+if t.eq(len(ev), 1, "kill(-1): one record"):
+    e = ev[0]
+    t.eq(e["scope"], "all", "kill(-1): scope all")
+    t.eq(e["target"], None, "kill(-1): no single target")
+    init = r.fact("killall_ns")[0]["init"]
+    t.eq(len(e["recipients"]), 2, "kill(-1): the two other processes of the namespace")
+    t.ok(init not in rcpts(e) and e["process"]["pid"] not in rcpts(e),
+         "kill(-1): neither init nor the sender", rcpts(e))
+    t.ok(e["fatal"], "kill(-1): fatal")
+    t.ok(all(x["pid"] != 1 for x in e["recipients"]), "kill(-1): host pids")
+
+# An orphaned group with a stopped job gets SIGHUP then SIGCONT.
+r = run_tracer(["--json", "--"] + workload("orphan"))
+f = r.fact("orphan")
+if t.ok(f, "orphan: workload ran"):
+    f = f[0]
+    for name in ("SIGHUP", "SIGCONT"):
+        ev = sigs(r, name, "orphaned_pgrp")
+        if t.eq(len(ev), 1, "orphan: one %s record" % name):
+            t.eq(ev[0]["scope"], "group", "orphan: %s to a group" % name)
+            t.eq(ev[0]["target"], f["group"], "orphan: %s to the orphaned group" % name)
+            t.ok(f["stopped"] in rcpts(ev[0]), "orphan: %s reaches the stopped job" % name)
+    t.eq([e["event"] for e in r.events if e["event"] == "signal" and
+          e["cause"] == "orphaned_pgrp"], ["signal", "signal"], "orphan: nothing else blamed")
+
+# Controlling ttys, with the model checked at each quiet point.
+out = tempfile.mktemp(prefix="pgt-ctty-")
+r = run_tracer(["--verify", "--json", "-o", out, "--"] + workload("ctty"),
+               env={"PGT_QUIET_POINTS": "1"})
+with open(out) as fh:
+    import json
+    events = [json.loads(line) for line in fh]
+os.unlink(out)
+checks = [l for l in r.out.splitlines() if l.startswith("verify: ")]
+t.eq(r.rc, 0, "ctty: exit 0")
+t.eq(len([c for c in checks if "processes" in c]), 7, "ctty: seven quiet points checked")
+t.eq([c for c in checks if not c.endswith(" 0 differences")], [],
+     "ctty: ttys and foreground groups equal /proc at every quiet point")
+facts = {f["what"]: f for f in r.facts}
+tty = facts.get("open", {}).get("tty", "")[len("/dev/"):]
+
+
+def tty_ev(kind, how, pid=None):
+    return [e for e in events if e["event"] == kind and e["how"] == how and
+            (pid is None or e["process"]["pid"] == pid)]
+
+
+one = facts.get("open", {}).get("pid")
+ev = tty_ev("tty_acquire", "open", one)
+if t.eq(len(ev), 1, "ctty: implicit acquisition on open"):
+    t.eq(ev[0]["tty"], tty, "ctty: the tty opened")
+    t.eq(ev[0]["sid"], one, "ctty: by the leader's session")
+    t.eq(ev[0]["foreground"], one, "ctty: the leader's group is in the foreground")
+ev = tty_ev("tty_release", "TIOCNOTTY", one)
+if t.eq(len(ev), 1, "ctty: TIOCNOTTY"):
+    t.ok(ev[0]["session_wide"], "ctty: by a leader, for the whole session")
+ev = [e for e in events if e["event"] == "signal" and e["cause"] == "hangup" and
+      e["process"]["pid"] == one]
+t.eq(sorted(e["signal"] for e in ev), ["SIGCONT", "SIGHUP"],
+     "ctty: TIOCNOTTY by the leader sends SIGHUP and SIGCONT to its group")
+t.eq(len(tty_ev("tty_acquire", "TIOCSCTTY", one)), 1, "ctty: TIOCSCTTY")
+two = facts.get("steal", {}).get("pid")
+t.eq(len(tty_ev("tty_acquire", "TIOCSCTTY", two)), 1, "ctty: the thief's TIOCSCTTY(1)")
+ev = tty_ev("tty_release", "stolen")
+if t.eq(len(ev), 1, "ctty: the steal releases the victim's session"):
+    t.eq(ev[0]["sid"], one, "ctty: stolen from the first session")
+    t.ok(ev[0]["session_wide"], "ctty: from all its members")
+three, job = facts.get("leader_exit", {}).get("pid"), facts.get("leader_exit", {}).get("job")
+ev = [e for e in events if e["event"] == "foreground" and e["process"]["pid"] == three]
+if t.eq(len(ev), 1, "ctty: tcsetpgrp gives a foreground event"):
+    t.eq((ev[0]["old_pgid"], ev[0]["new_pgid"]), (three, job), "ctty: old and new group")
+ev = tty_ev("tty_release", "session_leader_exit", three)
+if t.eq(len(ev), 1, "ctty: the leader's exit releases the tty"):
+    t.ok(ev[0]["session_wide"], "ctty: for the whole session")
+ev = [e for e in events if e["event"] == "signal" and e["cause"] == "session_leader_exit" and
+      e["signal"] == "SIGHUP" and e["process"]["pid"] == three]
+if t.eq(len(ev), 1, "ctty: SIGHUP to the foreground job as the leader exits"):
+    t.eq(rcpts(ev[0]), [job], "ctty: the job is the recipient")
+    t.eq(ev[0]["target"], job, "ctty: its group is the target")
+st = facts.get("job_status", {}).get("status")
+t.eq(st is not None and os.WIFSIGNALED(st) and os.WTERMSIG(st), 1, "ctty: the job died of SIGHUP")
+
+check_nothing_left(t, "signals")
+t.done()
