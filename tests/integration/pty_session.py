@@ -1,0 +1,112 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+"""An interactive bash with job control on a real pty, driven like a person
+at a terminal: a background job, fg, ^Z, bg, fg, ^C, a two-process pipeline
+and ^C, then the terminal goes away (the master is closed).
+
+Run as the command of `pgrptrace --verify`: at quiet points it asks its parent
+(the tracer) to check the model against /proc. It writes what it did (pids
+of bash and the jobs) as JSON lines to $PGT_FACTS."""
+import ctypes
+import json
+import os
+import pty
+import select
+import signal
+import sys
+import time
+
+ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)     # orphans come back to us
+facts = open(os.environ["PGT_FACTS"], "a")
+
+
+def fact(**kw):
+    facts.write(json.dumps(kw) + "\n")
+    facts.flush()
+
+
+def read_until(fd, marker, timeout=10.0):
+    buf = b""
+    end = time.time() + timeout
+    while time.time() < end and marker not in buf:
+        r, _, _ = select.select([fd], [], [], 0.05)
+        if r:
+            try:
+                buf += os.read(fd, 4096)
+            except OSError:
+                break
+    return buf
+
+
+def quiet_point():
+    """Let the tracer compare its model with /proc, and wait for it."""
+    time.sleep(0.2)
+    signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGUSR1])
+    os.kill(os.getppid(), signal.SIGUSR1)
+    signal.sigtimedwait([signal.SIGUSR1], 30)
+
+
+def job_pids(name):
+    """Children of bash running `name`, from /proc."""
+    out = []
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                stat = open("/proc/%s/stat" % d).read()
+            except OSError:
+                continue
+            rest = stat[stat.rindex(")") + 2:].split()
+            comm = stat[stat.index("(") + 1:stat.rindex(")")]
+            if comm == name and int(rest[1]) == bash:
+                out.append(int(d))
+    return sorted(out)
+
+
+bash, fd = pty.fork()
+if bash == 0:
+    os.environ["PS1"] = "PGT$ "
+    os.execvp("bash", ["bash", "--norc", "--noprofile", "-i"])
+fact(what="bash", pid=bash)
+read_until(fd, b"PGT$ ")
+
+
+def cmd(line, wait=b"PGT$ "):
+    os.write(fd, line)
+    return read_until(fd, wait)
+
+
+cmd(b"sleep 60 &\n")
+job = job_pids("sleep")
+fact(what="bg_job", pid=job[0] if job else 0)
+quiet_point()
+os.write(fd, b"fg\n")
+time.sleep(0.5)
+quiet_point()                      # the job holds the terminal
+os.write(fd, b"\x1a")              # ^Z
+read_until(fd, b"PGT$ ")
+fact(what="stopped")
+quiet_point()
+cmd(b"bg\n")
+cmd(b"echo resumed\n")
+os.write(fd, b"fg\n")
+time.sleep(0.5)
+os.write(fd, b"\x03")              # ^C
+read_until(fd, b"PGT$ ")
+os.write(fd, b"sleep 60 | sleep 61\n")
+time.sleep(0.5)
+pipeline = job_pids("sleep")
+fact(what="pipeline", pids=pipeline)
+quiet_point()
+os.write(fd, b"\x03")              # ^C to both
+read_until(fd, b"PGT$ ")
+cmd(b"sleep 62 &\n")
+fact(what="survivor", pids=job_pids("sleep"))
+quiet_point()
+os.close(fd)                       # the terminal goes away: hangup
+time.sleep(0.5)
+while True:
+    try:
+        pid, _ = os.waitpid(-1, 0)
+    except ChildProcessError:
+        break
+quiet_point()

@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+"""A real interactive bash on a real pty under the tracer: job control shows
+as setpgid and foreground events, ^Z and ^C as one tty signal record each to
+the right group, and closing the terminal as a hangup and a tty release; the
+model's ttys and foreground groups equal /proc at every quiet point."""
+import json
+import os
+import sys
+import tempfile
+
+from harness import Tap, check_nothing_left, run_tracer
+
+t = Tap()
+here = os.path.dirname(os.path.abspath(__file__))
+out = tempfile.mktemp(prefix="pgt-pty-")
+r = run_tracer(["--verify", "--json", "-o", out, "--", sys.executable,
+                os.path.join(here, "pty_session.py")], timeout=120)
+events = [json.loads(line) for line in open(out)]
+os.unlink(out)
+facts = {}
+for f in r.facts:
+    facts[f["what"]] = f
+checks = [l for l in r.out.splitlines() if l.startswith("verify: ")]
+t.eq(r.rc, 0, "pty: the session ran to its end")
+if r.rc:
+    t.diag(r.err[-800:])
+t.eq(len([c for c in checks if "processes" in c]), 7, "pty: seven quiet points")
+t.eq([c for c in checks if not c.endswith(" 0 differences")], [],
+     "pty: ttys, foreground groups and groups equal /proc at every quiet point")
+
+bash = facts["bash"]["pid"]
+job = facts["bg_job"]["pid"]
+
+
+def ev(kind, **kw):
+    return [e for e in events if e["event"] == kind and
+            all(e.get(k) == v for k, v in kw.items())]
+
+
+sp = [e for e in ev("setpgid") if (e.get("target") or {}).get("pid") == job]
+t.ok(sp and all(e["new"]["pgid"] == job for e in sp), "job: put in a group of its own",
+     [(e["process"]["pid"], e["new"]["pgid"]) for e in sp])
+t.ok(any(e["process"]["pid"] == bash for e in sp), "job: by bash, as a shell does")
+fg = [e for e in ev("foreground") if e["process"]["pid"] == bash]
+t.ok(any(e["old_pgid"] == bash and e["new_pgid"] == job for e in fg),
+     "fg: the terminal goes to the job's group")
+t.ok(any(e["old_pgid"] == job and e["new_pgid"] == bash for e in fg),
+     "fg: and back to bash when the job stops")
+
+tstp = ev("signal", signal="SIGTSTP", cause="tty")
+if t.eq(len(tstp), 1, "^Z: one tty record"):
+    e = tstp[0]
+    t.eq((e["scope"], e["target"]), ("group", job), "^Z: to the job's group")
+    t.eq([x["pid"] for x in e["recipients"]], [job], "^Z: the job is the recipient")
+    t.ok(e["tty"] and e["tty"].startswith("pts/"), "^Z: the tty is named", e["tty"])
+cont = [e for e in ev("signal", signal="SIGCONT", cause="kill") if e["target"] == job]
+t.ok(cont and cont[0]["process"]["pid"] == bash and cont[0]["scope"] == "group",
+     "bg: bash continues the job's group with kill(-pgid)")
+ints = ev("signal", signal="SIGINT", cause="tty")
+if t.eq(len(ints), 2, "^C: one tty record per ^C"):
+    t.eq([x["pid"] for x in ints[0]["recipients"]], [job], "^C: first to the job")
+    t.ok(ints[0]["fatal"], "^C: fatal to sleep")
+    pipeline = facts["pipeline"]["pids"]
+    t.eq(sorted(x["pid"] for x in ints[1]["recipients"]), sorted(pipeline),
+         "^C: second to both processes of the pipeline, in one record")
+    t.eq(ints[1]["target"], min(pipeline), "^C: the pipeline's group")
+
+hup = [e for e in ev("signal", signal="SIGHUP", cause="hangup") if e["target"] == bash]
+t.ok(hup and hup[0]["scope"] == "session" and [x["pid"] for x in hup[0]["recipients"]] == [bash],
+     "hangup: SIGHUP to the session's leader", [(e["scope"], e["target"]) for e in hup])
+t.ok(ev("signal", signal="SIGCONT", cause="hangup"), "hangup: and SIGCONT")
+rel = [e for e in ev("tty_release", how="hangup") if e["sid"] == bash]
+t.ok(rel and rel[0]["session_wide"], "hangup: the session loses its tty")
+survivor = facts["survivor"]["pids"]
+got = sorted({x["pid"] for e in ev("signal", signal="SIGHUP")
+              for x in e["recipients"]} & set(survivor))
+t.eq(got, sorted(survivor), "hangup: bash passes SIGHUP on to its background job")
+
+check_nothing_left(t, "pty")
+t.done()
