@@ -13,11 +13,12 @@ import os
 import pty
 import select
 import signal
+import subprocess
 import sys
 import time
 
 ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)     # orphans come back to us
-facts = open(os.environ["PGT_FACTS"], "a")
+facts = open(os.environ.get("PGT_FACTS", os.devnull), "a")
 
 
 def fact(**kw):
@@ -39,11 +40,23 @@ def read_until(fd, marker, timeout=10.0):
 
 
 def quiet_point():
-    """Let the tracer compare its model with /proc, and wait for it."""
+    """Let the tracer compare its model with /proc, and wait for it: only
+    under `pgrptrace --verify` (PGT_QUIET_POINTS=1), which answers."""
     time.sleep(0.2)
+    if not os.environ.get("PGT_QUIET_POINTS"):
+        return
     signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGUSR1])
     os.kill(os.getppid(), signal.SIGUSR1)
     signal.sigtimedwait([signal.SIGUSR1], 30)
+
+
+def show_tree(label):
+    """For the README: the tree of the session, with PGT_SHOW_TREE=path/to/pgrptrace."""
+    tracer = os.environ.get("PGT_SHOW_TREE")
+    if tracer:
+        tree = subprocess.run([tracer, "--snapshot", "--session", str(bash)],
+                              capture_output=True, text=True).stdout
+        sys.stderr.write("--- %s\n%s" % (label, tree))
 
 
 def job_pids(name):
@@ -78,6 +91,7 @@ def cmd(line, wait=b"PGT$ "):
 cmd(b"sleep 60 &\n")
 job = job_pids("sleep")
 fact(what="bg_job", pid=job[0] if job else 0)
+show_tree("a background job")
 quiet_point()
 os.write(fd, b"fg\n")
 time.sleep(0.5)
@@ -101,6 +115,7 @@ os.write(fd, b"\x03")              # ^C to both
 read_until(fd, b"PGT$ ")
 cmd(b"sleep 62 &\n")
 fact(what="survivor", pids=job_pids("sleep"))
+show_tree("before the hangup")
 quiet_point()
 os.close(fd)                       # the terminal goes away: hangup
 time.sleep(0.5)
@@ -109,4 +124,5 @@ while True:
         pid, _ = os.waitpid(-1, 0)
     except ChildProcessError:
         break
+show_tree("after the hangup")
 quiet_point()
