@@ -27,6 +27,7 @@ enum pgt_type {
 	PGT_SIGNAL,		/* recipients of one signal from one cause */
 	PGT_TTY,		/* a session gained or lost its controlling tty */
 	PGT_FOREGROUND,		/* a tty's foreground process group changed */
+	PGT_CGROUP,		/* a process moved to another cgroup */
 	PGT_TYPE_MAX,
 };
 
@@ -279,5 +280,17 @@ struct pgt_foreground {
 	char tty[PGT_TTY_LEN];
 };
 _Static_assert(sizeof(struct pgt_foreground) == 24 + 96 + 24 + 16, "pgt_foreground size");
+
+#define PGT_CGROUP_PATH_LEN	128
+
+struct pgt_cgroup {
+	struct pgt_hdr hdr;
+	struct pgt_proc proc;	/* the process that was moved */
+	__u64 cgroup_id;	/* kernfs id of the destination */
+	__u32 hierarchy_id;	/* 0 is the unified (v2) hierarchy */
+	__u32 __pad;
+	char path[PGT_CGROUP_PATH_LEN];	/* destination, within its hierarchy */
+};
+_Static_assert(sizeof(struct pgt_cgroup) == 24 + 96 + 16 + 128, "pgt_cgroup size");
 
 #endif /* __PGRPTRACE_H */

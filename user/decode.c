@@ -18,6 +18,7 @@ static const size_t record_size[PGT_TYPE_MAX] = {
 	[PGT_SIGNAL] = sizeof(struct pgt_signal),
 	[PGT_TTY] = sizeof(struct pgt_tty),
 	[PGT_FOREGROUND] = sizeof(struct pgt_foreground),
+	[PGT_CGROUP] = sizeof(struct pgt_cgroup),
 };
 
 static const char *const type_name[PGT_TYPE_MAX] = {
@@ -33,6 +34,7 @@ static const char *const type_name[PGT_TYPE_MAX] = {
 	[PGT_SIGNAL] = "signal",
 	[PGT_TTY] = "tty",
 	[PGT_FOREGROUND] = "foreground",
+	[PGT_CGROUP] = "cgroup",
 };
 
 static const char *name_of(const char *const *names, size_t n, unsigned int v)
@@ -115,6 +117,7 @@ int decode__record(const void *data, size_t size, struct pgt_event *ev)
 		return -EINVAL;
 	ev->hdr = h;
 	ev->raw = data;
+	ev->notes = 0;
 	return 0;
 }
 

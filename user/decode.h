@@ -8,9 +8,12 @@
 #include <linux/types.h>
 #include "pgrptrace.h"
 
+#define EV_JOB_CONTROL	(1U << 0)	/* a shell's job control: not an escape */
+
 /* A validated record; the pointers alias the ring-buffer memory. */
 struct pgt_event {
 	const struct pgt_hdr *hdr;
+	unsigned int notes;	/* EV_*: what user space concluded about it */
 	union {
 		const void *raw;
 		const struct pgt_fork *fork;
@@ -25,6 +28,7 @@ struct pgt_event {
 		const struct pgt_signal *signal;
 		const struct pgt_tty *tty;
 		const struct pgt_foreground *fg;
+		const struct pgt_cgroup *cgroup;
 	};
 };
 

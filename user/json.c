@@ -177,7 +177,8 @@ void json__event(struct sbuf *sb, const struct fmt_ctx *fc, const struct pgt_eve
 			json_proc(sb, "target", &s->target);
 		else
 			sbuf__puts(sb, "\"target\":null");
-		sbuf__printf(sb, ",\"args\":{\"pid\":%d,\"pgid\":%d}", s->arg_pid, s->arg_pgid);
+		sbuf__printf(sb, ",\"args\":{\"pid\":%d,\"pgid\":%d},\"job_control\":%s",
+			     s->arg_pid, s->arg_pgid, ev->notes & EV_JOB_CONTROL ? "true" : "false");
 		if (s->target_found)
 			json_grp(sb, "old", s->old.pgid, s->old.sid, s->old.tty, s->old.tty_nr);
 		if (s->ret < 0)
@@ -235,6 +236,12 @@ void json__event(struct sbuf *sb, const struct fmt_ctx *fc, const struct pgt_eve
 			sbuf__printf(sb, ",\"new_pgid\":%u", f->new_pgid);
 		break;
 	}
+	case PGT_CGROUP:
+		json_proc(sb, "process", &ev->cgroup->proc);
+		sbuf__printf(sb, ",\"cgroup_id\":%llu,\"hierarchy\":%u,",
+			     (unsigned long long)ev->cgroup->cgroup_id, ev->cgroup->hierarchy_id);
+		json_untrusted(sb, "path", ev->cgroup->path, sizeof(ev->cgroup->path));
+		break;
 	case PGT_SUBREAPER:
 		json_proc(sb, "process", &ev->subreaper->proc);
 		sbuf__printf(sb, ",\"enabled\":%s", ev->subreaper->enabled ? "true" : "false");

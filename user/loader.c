@@ -128,6 +128,7 @@ static void select_level(struct pgrptrace_bpf *skel, enum hook_level level)
 		{ skel->progs.sched_process_exit, skel->progs.sched_process_exit_raw },
 		{ skel->progs.sched_process_free, skel->progs.sched_process_free_raw },
 		{ skel->progs.signal_generate, skel->progs.signal_generate_raw },
+		{ skel->progs.cgroup_attach_task, skel->progs.cgroup_attach_task_raw },
 	};
 	size_t i;
 

@@ -42,7 +42,14 @@ static struct lineage *lineage__new(const struct mproc *p, struct lineage *paren
 	return l;
 }
 
-static void lineage__put(struct lineage *l)
+struct lineage *lineage__get(struct lineage *l)
+{
+	if (l)
+		l->refs++;
+	return l;
+}
+
+void lineage__put(struct lineage *l)
 {
 	struct lineage *parent;
 
@@ -132,6 +139,7 @@ static void proc_remove(struct model *m, struct mproc *p)
 	leave(m, p);
 	HASH_DEL(m->procs, p);
 	lineage__put(p->lineage);
+	lineage__put(p->entry);
 	free(p);
 	m->generation++;
 }
@@ -247,6 +255,38 @@ static struct mproc *proc_update(struct model *m, const struct pgt_proc *c, __u6
 	return p;
 }
 
+/*
+ * Programs that start a login: their session is an entry even without a tty
+ * (ssh host cmd).
+ */
+static bool is_login_program(const char *comm)
+{
+	static const char *const names[] = { "sshd", "login", "agetty", "getty", "mingetty",
+					     "su", "sudo", "in.telnetd" };
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strncmp(comm, names[i], PGT_COMM_LEN))
+			return true;
+	return false;
+}
+
+/*
+ * The first session with a controlling tty (or started by a login program)
+ * in a process's lineage is its login: its leader is the entry leader. A
+ * process that has one keeps it, whatever it does later.
+ */
+static void maybe_entry(struct mproc *p)
+{
+	if (p->entry || !p->lineage || !(p->flags & PGT_F_SESSION_LEADER))
+		return;
+	if (!p->tty_nr && !is_login_program(p->comm))
+		return;
+	p->entry = lineage__get(p->lineage);
+	p->entry->tty_nr = p->tty_nr;
+	memcpy(p->entry->tty, p->tty, sizeof(p->tty));
+}
+
 /* Transition "fork": the child is born into its parent's lineage. */
 static void on_proc_fork(struct model *m, const struct pgt_fork *e)
 {
@@ -259,6 +299,9 @@ static void on_proc_fork(struct model *m, const struct pgt_fork *e)
 	if (real_parent && real_parent != parent)
 		parent = real_parent;	/* CLONE_PARENT */
 	child->lineage = lineage__new(child, parent ? parent->lineage : NULL);
+	child->born_sid = child->sid;
+	child->born_pgid = child->pgid;
+	child->entry = parent ? lineage__get(parent->entry) : NULL;
 }
 
 /* Transition "exec": new name; a non-leader exec keeps the process. */
@@ -369,6 +412,7 @@ static void on_tty(struct model *m, const struct pgt_tty *e)
 			memcpy(p->tty, e->tty, sizeof(p->tty));
 			p->flags |= PGT_F_HAS_TTY;
 			track_tty(m, p, e->fg_pgid);
+			maybe_entry(p);
 		}
 		t = model__tty(m, e->tty_nr);
 		if (t) {
@@ -420,8 +464,15 @@ void model__apply(struct model *m, const struct pgt_event *ev)
 	case PGT_SETPGID:
 		on_setpgid(m, ev->setpgid);
 		break;
-	case PGT_SETSID:
-		proc_update(m, &ev->setsid->proc, ev->hdr->ts_ns);
+	case PGT_SETSID: {
+		struct mproc *p = proc_update(m, &ev->setsid->proc, ev->hdr->ts_ns);
+
+		if (p)
+			maybe_entry(p);
+		break;
+	}
+	case PGT_CGROUP:
+		proc_update(m, &ev->cgroup->proc, ev->hdr->ts_ns);
 		break;
 	case PGT_SUBREAPER:
 		proc_update(m, &ev->subreaper->proc, ev->hdr->ts_ns);
@@ -462,12 +513,41 @@ static struct lineage *lineage_of(struct model *m, struct mproc *p, int depth)
 	return p->lineage;
 }
 
+/* The top-most entry leader among @p and its ancestors now. */
+static struct lineage *entry_of(struct model *m, struct mproc *p)
+{
+	struct lineage *entry = NULL;
+	int depth;
+
+	for (depth = 0; p && depth < 128; depth++) {
+		maybe_entry(p);
+		if (p->entry)
+			entry = p->entry;
+		if (!p->ppid || p->ppid == p->pid)
+			break;
+		p = model__find(m, p->ppid);
+	}
+	return entry;
+}
+
 void model__snapshot_done(struct model *m)
 {
 	struct mproc *p, *tmp;
 
 	HASH_ITER(hh, m->procs, p, tmp)
 		lineage_of(m, p, 0);
+	HASH_ITER(hh, m->procs, p, tmp) {
+		struct lineage *e = entry_of(m, p);
+
+		if (e != p->entry) {
+			lineage__put(p->entry);
+			p->entry = lineage__get(e);
+		}
+		if (!p->born_sid) {
+			p->born_sid = p->sid;
+			p->born_pgid = p->pgid;
+		}
+	}
 }
 
 void model__clear(struct model *m)

@@ -20,6 +20,8 @@
 struct lineage {
 	__u32 pid;
 	__u64 start_ns;
+	__u32 tty_nr;		/* as an entry leader: its session's tty */
+	char tty[PGT_TTY_LEN];
 	char comm[PGT_COMM_LEN];
 	struct lineage *parent;	/* the parent at birth, NULL at the root */
 	unsigned int refs;
@@ -45,6 +47,9 @@ struct mproc {
 	__u32 predicted_ppid;	/* reparent awaiting confirmation, 0 if none */
 	__u64 updated_ns;	/* boot time of the last update */
 	struct lineage *lineage;	/* this process's own link */
+	struct lineage *entry;		/* its login's entry leader, NULL if none */
+	__u32 born_sid, born_pgid;	/* where it was born (or first seen) */
+	bool outlived;			/* already reported as outliving its login */
 	UT_hash_handle hh;
 };
 
@@ -119,5 +124,8 @@ unsigned int model__count(const struct model *m);
 
 /* The snapshot's time for @pid, 0 if it was not in the snapshot. */
 bool model__same_start(const struct mproc *p, __u64 start_ns);
+
+struct lineage *lineage__get(struct lineage *l);
+void lineage__put(struct lineage *l);
 
 #endif /* __MODEL_H */

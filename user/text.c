@@ -117,6 +117,8 @@ void text__event(struct sbuf *sb, const struct fmt_ctx *fc, const struct pgt_eve
 		} else {
 			sbuf__printf(sb, "%u", s->target.pgid);
 		}
+		if (ev->notes & EV_JOB_CONTROL)
+			sbuf__puts(sb, " (job control)");
 		break;
 	}
 	case PGT_REPARENT: {
@@ -157,6 +159,11 @@ void text__event(struct sbuf *sb, const struct fmt_ctx *fc, const struct pgt_eve
 			sbuf__printf(sb, "%u", f->new_pgid);
 		break;
 	}
+	case PGT_CGROUP:
+		text_proc(sb, &ev->cgroup->proc);
+		sbuf__printf(sb, "moved to cgroup %s", ev->cgroup->hierarchy_id ? "v1:" : "");
+		sbuf__put_text(sb, ev->cgroup->path, sizeof(ev->cgroup->path));
+		break;
 	case PGT_SUBREAPER:
 		text_proc(sb, &ev->subreaper->proc);
 		sbuf__puts(sb, ev->subreaper->enabled ? "on" : "off");

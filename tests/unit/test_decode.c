@@ -49,6 +49,7 @@ static void test_every_type_validates(void **state)
 		[PGT_SIGNAL] = sizeof(struct pgt_signal),
 		[PGT_TTY] = sizeof(struct pgt_tty),
 		[PGT_FOREGROUND] = sizeof(struct pgt_foreground),
+		[PGT_CGROUP] = sizeof(struct pgt_cgroup),
 	};
 	unsigned char buf[1024] = {};
 	struct pgt_hdr *h = (void *)buf;
