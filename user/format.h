@@ -7,12 +7,14 @@
 #include "decode.h"
 #include "sbuf.h"
 #include "sigmerge.h"
+#include "escape.h"
 
 #define PGT_SCHEMA_VERSION	1
 
 struct fmt_ctx {
 	__s64 boot_to_real_ns;	/* CLOCK_REALTIME - CLOCK_BOOTTIME at start */
 	bool utc;		/* text mode: UTC instead of local time */
+	bool color;		/* text mode: ANSI colour for escapes */
 };
 
 /* Losses seen since the previous lost record. */
@@ -29,9 +31,16 @@ void json__event(struct sbuf *sb, const struct fmt_ctx *fc, const struct pgt_eve
 void json__lost(struct sbuf *sb, const struct fmt_ctx *fc, const struct lost_info *li);
 
 void json__signal(struct sbuf *sb, const struct fmt_ctx *fc, const struct sig_cause *c);
+void json__escape(struct sbuf *sb, const struct fmt_ctx *fc, const struct escape *e);
+/* A process still alive at the end of a command, and where it is now. */
+void json__survivor(struct sbuf *sb, const struct fmt_ctx *fc, const struct mproc *p,
+		    __u64 now_ns);
 
 void text__header(struct sbuf *sb);
 void text__signal(struct sbuf *sb, const struct fmt_ctx *fc, const struct sig_cause *c);
+void text__escape(struct sbuf *sb, const struct fmt_ctx *fc, const struct escape *e);
+void text__survivor(struct sbuf *sb, const struct fmt_ctx *fc, const struct mproc *p,
+		    __u64 now_ns);
 void text__event(struct sbuf *sb, const struct fmt_ctx *fc, const struct pgt_event *ev);
 void text__lost(struct sbuf *sb, const struct fmt_ctx *fc, const struct lost_info *li);
 

@@ -299,3 +299,74 @@ void json__signal(struct sbuf *sb, const struct fmt_ctx *fc, const struct sig_ca
 			     decode__sig_result_name(c->rcpt[i].result));
 	sbuf__puts(sb, "]}\n");
 }
+
+static void json_where(struct sbuf *sb, const char *key, const struct escape_where *w)
+{
+	sbuf__printf(sb, ",\"%s\":{\"sid\":%u,\"pgid\":%u,\"ppid\":%u,\"tty\":", key, w->sid,
+		     w->pgid, w->ppid);
+	json_tty_name(sb, w->tty, w->tty_nr);
+	sbuf__putc(sb, '}');
+}
+
+/* The login a process descends from, and the ancestors up to it. */
+static void json_origin(struct sbuf *sb, const struct mproc *p, const struct pgt_proc *c)
+{
+	const struct lineage *l;
+	char eid[17];
+	int n;
+
+	sbuf__puts(sb, ",\"origin\":{\"entry_leader\":");
+	if (p && p->entry) {
+		decode__entity_id(p->entry->pid, p->entry->start_ns, eid);
+		sbuf__printf(sb, "{\"pid\":%u,\"entity_id\":\"%s\",", p->entry->pid, eid);
+		json_untrusted(sb, "comm", p->entry->comm, sizeof(p->entry->comm));
+		sbuf__puts(sb, ",\"tty\":");
+		json_tty_name(sb, p->entry->tty, p->entry->tty_nr);
+		sbuf__putc(sb, '}');
+	} else {
+		sbuf__puts(sb, "null");
+	}
+	sbuf__putc(sb, ',');
+	json_id_or_null(sb, "auid", c->auid);
+	sbuf__putc(sb, ',');
+	json_id_or_null(sb, "ses", c->ses);
+	sbuf__puts(sb, "},\"lineage\":[");
+	for (l = p && p->lineage ? p->lineage->parent : NULL, n = 0; l && n < 32;
+	     l = l->parent, n++) {
+		decode__entity_id(l->pid, l->start_ns, eid);
+		sbuf__printf(sb, "%s{\"pid\":%u,\"entity_id\":\"%s\",", n ? "," : "", l->pid, eid);
+		json_untrusted(sb, "comm", l->comm, sizeof(l->comm));
+		sbuf__putc(sb, '}');
+		if (p->entry && l == p->entry)
+			break;
+	}
+	sbuf__putc(sb, ']');
+}
+
+void json__escape(struct sbuf *sb, const struct fmt_ctx *fc, const struct escape *e)
+{
+	json_head(sb, fc, &e->seq, e->ts_ns, "escape");
+	sbuf__printf(sb, "\"kind\":\"%s\",", escape__kind_name(e->kind));
+	json_proc(sb, "process", &e->proc);
+	json_where(sb, "from", &e->from);
+	json_where(sb, "to", &e->to);
+	if (e->detail[0]) {
+		sbuf__putc(sb, ',');
+		json_untrusted(sb, "cgroup", e->detail, sizeof(e->detail));
+	}
+	json_origin(sb, e->p, &e->proc);
+	sbuf__puts(sb, "}\n");
+}
+
+void json__survivor(struct sbuf *sb, const struct fmt_ctx *fc, const struct mproc *p,
+		    __u64 now_ns)
+{
+	struct pgt_proc c;
+
+	escape__proc_of(p, &c);
+	json_head(sb, fc, NULL, now_ns, "survivor");
+	json_proc(sb, "process", &c);
+	sbuf__printf(sb, ",\"born\":{\"sid\":%u,\"pgid\":%u}", p->born_sid, p->born_pgid);
+	json_origin(sb, p, &c);
+	sbuf__puts(sb, "}\n");
+}

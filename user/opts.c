@@ -25,6 +25,7 @@ static const char doc[] =
 	"  pgrptrace --snapshot           # the session/group/process tree, once\n"
 	"  pgrptrace --tree --tty pts/0   # live tree of the session on pts/0\n"
 	"  pgrptrace --verify             # check the model against /proc\n"
+	"  pgrptrace --escapes --json     # who leaves their session, group, tty\n"
 	"  pgrptrace --json -- sh -c 'setsid sleep 1 &'\n"
 	"                                 # run a command, trace it and its\n"
 	"                                 # descendants, exit with its status\n"
@@ -47,6 +48,7 @@ enum {
 	OPT_TTY,
 	OPT_UID,
 	OPT_SIGNALS,
+	OPT_ESCAPES,
 };
 
 static const struct argp_option options[] = {
@@ -63,6 +65,8 @@ static const struct argp_option options[] = {
 	  "Signals to report: group (default: wider than one process, or fatal), all, none",
 	  0 },
 	{ "verbose", 'v', NULL, 0, "Show libbpf messages (twice: debug)", 0 },
+	{ "escapes", OPT_ESCAPES, NULL, 0,
+	  "Only escapes; with a command, then where its descendants are now", 0 },
 	{ NULL, 0, NULL, 0, "Trees:", 1 },
 	{ "snapshot", OPT_SNAPSHOT, NULL, 0, "Print the session/group/process tree once", 1 },
 	{ "tree", OPT_TREE, NULL, 0, "Show the tree live (redrawn on a terminal)", 1 },
@@ -176,6 +180,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_TTY:
 		o->tty = arg;
 		break;
+	case OPT_ESCAPES:
+		o->escapes = true;
+		break;
 	case OPT_SIGNALS:
 		if (!strcmp(arg, "none"))
 			o->signal_mode = 0;
@@ -200,8 +207,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state, "-p and a command exclude each other");
 		if (o->all && !o->cmd)
 			argp_error(state, "-a needs a command");
-		if (o->snapshot + o->tree + o->verify > 1)
-			argp_error(state, "--snapshot, --tree and --verify exclude each other");
+		if (o->snapshot + o->tree + o->verify + o->escapes > 1)
+			argp_error(state,
+				   "--snapshot, --tree, --verify and --escapes exclude each other");
 		if ((o->snapshot || o->tree) && o->cmd)
 			argp_error(state, "--snapshot and --tree take no command");
 		break;

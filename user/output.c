@@ -11,6 +11,7 @@
 #define OUT_BATCH	(64 * 1024)	/* flush once this much is pending */
 
 struct output {
+	const char *path;
 	int fd;
 	bool json;
 	bool own_fd;
@@ -28,6 +29,27 @@ static __s64 ts_ns(clockid_t clk)
 	return (__s64)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
+/* Append-only and private (0600); never through a symlink. */
+static int open_log(const char *path)
+{
+	return open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
+}
+
+int output__reopen(struct output *o)
+{
+	int fd;
+
+	if (!o->own_fd)
+		return 0;
+	output__flush(o);
+	fd = open_log(o->path);
+	if (fd < 0)
+		return -errno;
+	close(o->fd);
+	o->fd = fd;
+	return 0;
+}
+
 struct output *output__open(const struct output_cfg *cfg)
 {
 	struct output *o = calloc(1, sizeof(*o));
@@ -37,11 +59,10 @@ struct output *output__open(const struct output_cfg *cfg)
 		return NULL;
 	}
 	o->json = cfg->json;
+	o->path = cfg->path;
 	o->fd = STDOUT_FILENO;
 	if (cfg->path) {
-		/* Append-only and private; never through a symlink. */
-		o->fd = open(cfg->path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC,
-			     0600);
+		o->fd = open_log(cfg->path);
 		if (o->fd < 0) {
 			fprintf(stderr, "pgrptrace: cannot open %s: %s\n", cfg->path,
 				strerror(errno));
@@ -51,6 +72,10 @@ struct output *output__open(const struct output_cfg *cfg)
 		o->own_fd = true;
 	}
 	o->fc.boot_to_real_ns = ts_ns(CLOCK_REALTIME) - ts_ns(CLOCK_BOOTTIME);
+	o->fc.utc = cfg->utc;
+	/* Colour only for a person: text on a terminal, unless NO_COLOR is set. */
+	o->fc.color = !o->json && !cfg->path && isatty(STDOUT_FILENO) &&
+		      !(getenv("NO_COLOR") && *getenv("NO_COLOR"));
 	return o;
 }
 
@@ -94,6 +119,28 @@ void output__signal(struct output *o, const struct sig_cause *c)
 		json__signal(&o->line, &o->fc, c);
 	else
 		text__signal(&o->line, &o->fc, c);
+	output__commit_line(o);
+}
+
+void output__escape(struct output *o, const struct escape *e)
+{
+	if (o->err)
+		return;
+	if (o->json)
+		json__escape(&o->line, &o->fc, e);
+	else
+		text__escape(&o->line, &o->fc, e);
+	output__commit_line(o);
+}
+
+void output__survivor(struct output *o, const struct mproc *p, __u64 now_ns)
+{
+	if (o->err)
+		return;
+	if (o->json)
+		json__survivor(&o->line, &o->fc, p, now_ns);
+	else
+		text__survivor(&o->line, &o->fc, p, now_ns);
 	output__commit_line(o);
 }
 

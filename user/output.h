@@ -13,6 +13,7 @@ struct output;
 
 struct output_cfg {
 	bool json;
+	bool utc;
 	const char *path;	/* NULL: stdout */
 };
 
@@ -23,6 +24,10 @@ void output__start(struct output *o);
 void output__event(struct output *o, const struct pgt_event *ev);
 void output__lost(struct output *o, const struct lost_info *li);
 void output__signal(struct output *o, const struct sig_cause *c);
+void output__escape(struct output *o, const struct escape *e);
+void output__survivor(struct output *o, const struct mproc *p, __u64 now_ns);
+/* Reopen -o FILE (after logrotate moved it). Returns 0 or -errno. */
+int output__reopen(struct output *o);
 /* Whole lines formatted elsewhere (a tree, a report). */
 void output__raw(struct output *o, const struct sbuf *sb);
 /* Write what is buffered. Returns 0, or -errno once the sink has failed. */

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Text output: a header, then one aligned line per event. */
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 #include "format.h"
 
@@ -222,5 +223,80 @@ void text__signal(struct sbuf *sb, const struct fmt_ctx *fc, const struct sig_ca
 		sbuf__putc(sb, ' ');
 		text_error(sb, c->ret);
 	}
+	sbuf__putc(sb, '\n');
+}
+
+static void text_where(struct sbuf *sb, const struct escape_where *w)
+{
+	char name[32];
+
+	sbuf__printf(sb, "sid %u pgid %u ppid %u tty %s", w->sid, w->pgid, w->ppid,
+		     tty_or_dash(w->tty, w->tty_nr, name, sizeof(name)));
+}
+
+static void text_login(struct sbuf *sb, const struct mproc *p)
+{
+	char name[32];
+
+	if (!p || !p->entry)
+		return;
+	sbuf__printf(sb, " [login %u ", p->entry->pid);
+	sbuf__put_text(sb, p->entry->comm, sizeof(p->entry->comm));
+	sbuf__printf(sb, " %s]", tty_or_dash(p->entry->tty, p->entry->tty_nr, name, sizeof(name)));
+}
+
+/* "ESCAPE daemonize: ppid 812 -> 1 [login 700 sshd pts/0]", in red on a terminal. */
+void text__escape(struct sbuf *sb, const struct fmt_ctx *fc, const struct escape *e)
+{
+	text_time(sb, fc, e->ts_ns);
+	sbuf__printf(sb, "%s%-9s%s ", fc->color ? "\033[1;31m" : "", "ESCAPE",
+		     fc->color ? "\033[0m" : "");
+	text_proc(sb, &e->proc);
+	sbuf__printf(sb, "%s: ", escape__kind_name(e->kind));
+	switch (e->kind) {
+	case ESC_SETSID:
+		sbuf__printf(sb, "sid %u -> %u", e->from.sid, e->to.sid);
+		break;
+	case ESC_PGRP:
+		sbuf__printf(sb, "pgid %u -> %u", e->from.pgid, e->to.pgid);
+		break;
+	case ESC_REPARENT:
+	case ESC_DAEMONIZE:
+		sbuf__printf(sb, "ppid %u -> %u", e->from.ppid, e->to.ppid);
+		break;
+	case ESC_TTY_DROP: {
+		char name[32];
+
+		sbuf__printf(sb, "tty %s -> -",
+			     tty_or_dash(e->from.tty, e->from.tty_nr, name, sizeof(name)));
+		break;
+	}
+	case ESC_CGROUP:
+		sbuf__puts(sb, "cgroup ");
+		sbuf__put_text(sb, e->detail, sizeof(e->detail));
+		break;
+	case ESC_OUTLIVED_LOGIN:
+	case ESC_PIDNS:
+		text_where(sb, &e->to);
+		break;
+	}
+	text_login(sb, e->p);
+	sbuf__putc(sb, '\n');
+}
+
+void text__survivor(struct sbuf *sb, const struct fmt_ctx *fc, const struct mproc *p,
+		    __u64 now_ns)
+{
+	struct escape_where w = { p->sid, p->pgid, p->ppid, p->tty_nr, {} };
+	struct pgt_proc c;
+
+	escape__proc_of(p, &c);
+	memcpy(w.tty, p->tty, sizeof(w.tty));
+	text_time(sb, fc, now_ns);
+	sbuf__printf(sb, "%-9s ", "survivor");
+	text_proc(sb, &c);
+	sbuf__printf(sb, "born in sid %u pgid %u, now ", p->born_sid, p->born_pgid);
+	text_where(sb, &w);
+	text_login(sb, p);
 	sbuf__putc(sb, '\n');
 }

@@ -13,6 +13,7 @@
 #include "loader.h"
 #include "model.h"
 #include "output.h"
+#include "escape.h"
 #include "procfs.h"
 #include "sigmerge.h"
 #include "snapshot.h"
@@ -30,11 +31,17 @@
 #define VERIFY_WAIT_MS	20
 
 static volatile sig_atomic_t stop_signal;
+static volatile sig_atomic_t reopen_requested;	/* SIGHUP with -o: logrotate */
 static volatile sig_atomic_t verify_from;	/* pid asking for a quiet-point check */
 
 static void on_stop(int sig)
 {
 	stop_signal = sig;
+}
+
+static void on_hup(int sig)
+{
+	reopen_requested = 1;
 }
 
 static void on_verify_request(int sig, siginfo_t *si, void *uc)
@@ -60,6 +67,8 @@ struct session {
 	unsigned int skip_type;		/* PGRPTRACE_TEST_SKIP */
 	struct sbuf last_tree;		/* the last tree drawn */
 	struct sigmerge sigs;		/* signal causes being assembled */
+	struct escapes escapes;		/* escape detection */
+	bool print_escapes;		/* escapes go to the output */
 	bool queueing;			/* snapshot in progress: hold records */
 	struct queued *queue, **queue_tail;
 	__u64 drops_seen[PGT_TYPE_MAX];	/* drop counters already reported */
@@ -95,12 +104,40 @@ static unsigned int skip_type(void)
 	return 0;
 }
 
-static void apply(struct session *s, const struct pgt_event *ev)
+static void apply(struct session *s, struct pgt_event *ev)
 {
+	escapes__classify(&s->escapes, s->model, ev);
 	if (ev->hdr->type != s->skip_type)
 		model__apply(s->model, ev);
 	if (s->print_events)
 		output__event(s->out, ev);
+	escapes__report(&s->escapes, s->model, ev);
+}
+
+static void on_escape(void *ctx, const struct escape *e)
+{
+	struct session *s = ctx;
+
+	if (s->print_escapes)
+		output__escape(s->out, e);
+}
+
+/* --escapes with a command: where every descendant still alive is now. */
+static void report_survivors(struct session *s)
+{
+	__u64 now = now_ns(CLOCK_BOOTTIME);
+	struct mproc *p, *tmp;
+	const struct lineage *l;
+
+	HASH_ITER(hh, s->model->procs, p, tmp) {
+		if (p->zombie || p->pid == (__u32)s->child)
+			continue;
+		for (l = p->lineage ? p->lineage->parent : NULL; l; l = l->parent)
+			if (l->pid == (__u32)s->child)
+				break;
+		if (l)
+			output__survivor(s->out, p, now);
+	}
 }
 
 /* A tty change the kernel made without a syscall of the processes it hit. */
@@ -141,7 +178,7 @@ static void hangup(struct session *s, const struct pgt_signal *r)
 			    true, 0);
 }
 
-static void process(struct session *s, const struct pgt_event *ev)
+static void process(struct session *s, struct pgt_event *ev)
 {
 	const struct mtty *t;
 	const struct pgt_tty *tt;
@@ -448,15 +485,18 @@ static int seed_pid(struct session *s, pid_t root)
 	return 0;
 }
 
-static void install_handlers(void)
+static void install_handlers(bool reopen)
 {
 	struct sigaction sa = { .sa_handler = on_stop };
+	struct sigaction sh = { .sa_handler = on_hup };
 	struct sigaction sv = { .sa_sigaction = on_verify_request, .sa_flags = SA_SIGINFO };
 
 	sigemptyset(&sa.sa_mask);
+	sigemptyset(&sh.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	/* With -o, SIGHUP reopens the file (logrotate); otherwise it stops. */
+	sigaction(SIGHUP, reopen ? &sh : &sa, NULL);
 	sigemptyset(&sv.sa_mask);
 	sigaction(SIGUSR1, &sv, NULL);
 	signal(SIGPIPE, SIG_IGN);
@@ -506,6 +546,16 @@ static int stream(struct session *s)
 			break;
 		err = 0;
 		check_losses(s);
+		escapes__tick(&s->escapes, s->model, now_ns(CLOCK_BOOTTIME));
+		if (reopen_requested) {
+			reopen_requested = 0;
+			err = output__reopen(s->out);
+			if (err) {
+				fprintf(stderr, "pgrptrace: cannot reopen %s: %s\n", s->opts->output,
+					strerror(-err));
+				break;
+			}
+		}
 		/* A cause outside a syscall is complete once its records stop. */
 		sigmerge__flush(&s->sigs, now_ns(CLOCK_BOOTTIME) - 10000000ULL);
 		if (verify_from)
@@ -538,7 +588,7 @@ static int stream(struct session *s)
 int trace__run(const struct opts *o)
 {
 	bool tree_mode = o->snapshot || o->tree || o->verify;
-	struct output_cfg ocfg = { .json = o->json, .path = o->output };
+	struct output_cfg ocfg = { .json = o->json, .utc = o->utc, .path = o->output };
 	struct loader_cfg lcfg = {
 		.self_tgid = (__u32)getpid(),
 		.filter = !tree_mode && ((o->cmd && !o->all) || o->pid),
@@ -550,12 +600,13 @@ int trace__run(const struct opts *o)
 	};
 	struct session s = {
 		.opts = o,
-		.print_events = !tree_mode || (o->verify && o->output),
+		.print_events = (!tree_mode && !o->escapes) || (o->verify && o->output),
+		.print_escapes = !tree_mode || (o->verify && o->output),
 		.skip_type = skip_type(),
 	};
 	int release_fd = -1, ret = 1, werr;
 
-	install_handlers();
+	install_handlers(o->output != NULL);
 	if (decode__init_boot_id())
 		decode__set_boot_id("unknown");
 	s.model = model__new();
@@ -564,6 +615,7 @@ int trace__run(const struct opts *o)
 		goto out;
 	model__set_note_fn(s.model, on_note, &s);
 	sigmerge__init(&s.sigs, on_signal_cause, &s);
+	escapes__init(&s.escapes, on_escape, &s);
 	s.filtering = lcfg.filter;
 	if (o->cmd) {
 		s.child = spawn_held(o->cmd, &release_fd);
@@ -613,6 +665,8 @@ int trace__run(const struct opts *o)
 		if (s.verify_diffs)
 			ret = 1;
 	}
+	if (ret == 0 && o->escapes && s.child)
+		report_survivors(&s);
 	if (ret == 0 && s.child_done && !stop_signal && !o->verify)
 		ret = child_exit_code(&s);
 done:
@@ -639,5 +693,6 @@ out:
 	model__free(s.model);
 	sbuf__free(&s.last_tree);
 	sigmerge__free(&s.sigs);
+	escapes__free(&s.escapes);
 	return ret;
 }

@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <stdlib.h>
+#include <string.h>
+#include "escape.h"
+
+/* How long a login's processes may take to die after its leader did. */
+#define OUTLIVE_GRACE_NS	1000000000ULL
+/* An orphan this young when its parent died was double-forked away. */
+#define DAEMONIZE_WINDOW_NS	1000000000ULL
+
+struct outlive_check {
+	struct lineage *entry;
+	__u64 due_ns;
+	__u64 seq;
+	struct outlive_check *next;
+};
+
+static const char *const kind_names[] = {
+	[ESC_SETSID] = "setsid",	   [ESC_PGRP] = "pgrp",
+	[ESC_REPARENT] = "reparent",	   [ESC_DAEMONIZE] = "daemonize",
+	[ESC_TTY_DROP] = "tty_drop",	   [ESC_OUTLIVED_LOGIN] = "outlived_login",
+	[ESC_CGROUP] = "cgroup",	   [ESC_PIDNS] = "pidns",
+};
+
+const char *escape__kind_name(enum escape_kind kind)
+{
+	return kind > 0 && kind <= ESC_PIDNS ? kind_names[kind] : "?";
+}
+
+void escapes__init(struct escapes *es, escape_fn fn, void *ctx)
+{
+	memset(es, 0, sizeof(*es));
+	es->fn = fn;
+	es->ctx = ctx;
+}
+
+void escape__proc_of(const struct mproc *p, struct pgt_proc *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->pid = p->pid;
+	out->tid = p->tid ? p->tid : p->pid;
+	out->ppid = p->ppid;
+	out->pgid = p->pgid;
+	out->sid = p->sid;
+	out->uid = p->uid;
+	out->auid = p->auid;
+	out->ses = p->ses;
+	out->ns_pid = p->ns_pid;
+	out->pidns_ino = p->pidns_ino;
+	out->tty_nr = p->tty_nr;
+	out->flags = p->flags;
+	out->start_ns = p->start_ns;
+	memcpy(out->tty, p->tty, sizeof(out->tty));
+	memcpy(out->comm, p->comm, sizeof(out->comm));
+}
+
+static void where_of(struct escape_where *w, const struct pgt_proc *c)
+{
+	w->sid = c->sid;
+	w->pgid = c->pgid;
+	w->ppid = c->ppid;
+	w->tty_nr = c->tty_nr;
+	memcpy(w->tty, c->tty, sizeof(w->tty));
+}
+
+static void report(struct escapes *es, const struct model *m, enum escape_kind kind,
+		   const struct pgt_hdr *h, const struct pgt_proc *proc)
+{
+	struct escape e = {};
+
+	e.kind = kind;
+	e.seq = h->seq;
+	e.ts_ns = h->ts_ns;
+	e.proc = *proc;
+	e.p = model__find(m, proc->pid);
+	if (e.p && !model__same_start(e.p, proc->start_ns))
+		e.p = NULL;
+	where_of(&e.from, proc);
+	where_of(&e.to, proc);
+	es->fn(es->ctx, &e);
+}
+
+/*
+ * An interactive shell moves its jobs between groups of its own session:
+ * the shell leads the session and has its terminal, and either it or the job
+ * itself (its child) makes the call.
+ */
+void escapes__classify(struct escapes *es, const struct model *m, struct pgt_event *ev)
+{
+	const struct pgt_setpgid *s;
+	const struct msession *ms;
+
+	if (ev->hdr->type != PGT_SETPGID)
+		return;
+	s = ev->setpgid;
+	ms = model__session(m, s->proc.sid);
+	if (s->ret < 0 || !s->target_found || !ms || !ms->tty_nr)
+		return;
+	if (s->target.sid == s->proc.sid &&
+	    (s->proc.pid == s->proc.sid || s->proc.ppid == s->proc.sid))
+		ev->notes |= EV_JOB_CONTROL;
+}
+
+static void on_setsid(struct escapes *es, const struct model *m, const struct pgt_setsid *s)
+{
+	struct escape e = {};
+
+	if (s->ret < 0)
+		return;
+	e.kind = ESC_SETSID;
+	e.seq = s->hdr.seq;
+	e.ts_ns = s->hdr.ts_ns;
+	e.proc = s->proc;
+	e.p = model__find(m, s->proc.pid);
+	e.from.sid = s->old.sid;
+	e.from.pgid = s->old.pgid;
+	e.from.ppid = s->proc.ppid;
+	e.from.tty_nr = s->old.tty_nr;
+	memcpy(e.from.tty, s->old.tty, sizeof(e.from.tty));
+	where_of(&e.to, &s->proc);
+	es->fn(es->ctx, &e);
+}
+
+static void on_setpgid(struct escapes *es, const struct model *m, const struct pgt_event *ev)
+{
+	const struct pgt_setpgid *s = ev->setpgid;
+	struct escape e = {};
+
+	if (s->ret < 0 || !s->target_found || (ev->notes & EV_JOB_CONTROL) ||
+	    s->old.pgid == s->target.pgid)
+		return;
+	e.kind = ESC_PGRP;
+	e.seq = s->hdr.seq;
+	e.ts_ns = s->hdr.ts_ns;
+	e.proc = s->target;
+	e.p = model__find(m, s->target.pid);
+	where_of(&e.from, &s->target);
+	e.from.pgid = s->old.pgid;
+	where_of(&e.to, &s->target);
+	es->fn(es->ctx, &e);
+}
+
+static void on_reparent(struct escapes *es, const struct model *m, const struct pgt_reparent *r)
+{
+	const struct mproc *c = model__find(m, r->child_pid);
+	struct escape e = {};
+
+	if (r->reason == PGT_REAPER_THREAD || !c || !model__same_start(c, r->child_start_ns))
+		return;
+	e.kind = ESC_REPARENT;
+	if (c->sid != c->born_sid || r->hdr.ts_ns - c->start_ns < DAEMONIZE_WINDOW_NS)
+		e.kind = ESC_DAEMONIZE;
+	e.seq = r->hdr.seq;
+	e.ts_ns = r->hdr.ts_ns;
+	e.p = c;
+	escape__proc_of(c, &e.proc);
+	where_of(&e.from, &e.proc);
+	e.from.ppid = r->proc.pid;
+	where_of(&e.to, &e.proc);
+	e.to.ppid = r->reaper_pid;
+	es->fn(es->ctx, &e);
+}
+
+static void schedule_outlive_check(struct escapes *es, const struct mproc *p, __u64 ts,
+				   __u64 seq)
+{
+	struct outlive_check *c;
+
+	if (!p || !p->entry || p->entry != p->lineage)
+		return;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return;
+	c->entry = lineage__get(p->entry);
+	c->due_ns = ts + OUTLIVE_GRACE_NS;
+	c->seq = seq;
+	c->next = es->checks;
+	es->checks = c;
+}
+
+void escapes__report(struct escapes *es, struct model *m, const struct pgt_event *ev)
+{
+	const struct pgt_tty *t;
+
+	switch (ev->hdr->type) {
+	case PGT_SETSID:
+		on_setsid(es, m, ev->setsid);
+		break;
+	case PGT_SETPGID:
+		on_setpgid(es, m, ev);
+		break;
+	case PGT_REPARENT:
+		on_reparent(es, m, ev->reparent);
+		break;
+	case PGT_TTY:
+		t = ev->tty;
+		/* A process giving up its own tty; the kernel's sweeps are not choices. */
+		if (!t->acquire && t->how == PGT_TTY_TIOCNOTTY) {
+			struct escape e = {};
+
+			e.kind = ESC_TTY_DROP;
+			e.seq = t->hdr.seq;
+			e.ts_ns = t->hdr.ts_ns;
+			e.proc = t->proc;
+			e.p = model__find(m, t->proc.pid);
+			where_of(&e.from, &t->proc);
+			e.from.tty_nr = t->tty_nr;
+			memcpy(e.from.tty, t->tty, sizeof(e.from.tty));
+			where_of(&e.to, &t->proc);
+			e.to.tty_nr = 0;
+			e.to.tty[0] = '\0';
+			es->fn(es->ctx, &e);
+		}
+		break;
+	case PGT_CGROUP: {
+		struct escape e = {};
+
+		/* The unified hierarchy only: v1 repeats the move once per controller. */
+		if (ev->cgroup->hierarchy_id != 0)
+			break;
+		e.kind = ESC_CGROUP;
+		e.seq = ev->hdr->seq;
+		e.ts_ns = ev->hdr->ts_ns;
+		e.proc = ev->cgroup->proc;
+		e.p = model__find(m, e.proc.pid);
+		where_of(&e.from, &e.proc);
+		where_of(&e.to, &e.proc);
+		memcpy(e.detail, ev->cgroup->path, sizeof(e.detail));
+		es->fn(es->ctx, &e);
+		break;
+	}
+	case PGT_FORK:
+		if (ev->fork->child.pidns_ino != ev->fork->proc.pidns_ino)
+			report(es, m, ESC_PIDNS, ev->hdr, &ev->fork->child);
+		break;
+	case PGT_EXIT:
+		schedule_outlive_check(es, model__find(m, ev->exit->proc.pid), ev->hdr->ts_ns,
+				       ev->hdr->seq);
+		break;
+	}
+}
+
+void escapes__tick(struct escapes *es, struct model *m, __u64 now_ns)
+{
+	struct outlive_check **link = &es->checks, *c;
+	struct mproc *p, *tmp;
+
+	while ((c = *link)) {
+		if (now_ns && c->due_ns > now_ns) {
+			link = &c->next;
+			continue;
+		}
+		HASH_ITER(hh, m->procs, p, tmp) {
+			struct escape e = {};
+
+			if (p->entry != c->entry || p->zombie || p->outlived ||
+			    p->lineage == c->entry)
+				continue;
+			p->outlived = true;
+			e.kind = ESC_OUTLIVED_LOGIN;
+			e.seq = c->seq;
+			e.ts_ns = c->due_ns;
+			e.p = p;
+			escape__proc_of(p, &e.proc);
+			where_of(&e.from, &e.proc);
+			where_of(&e.to, &e.proc);
+			es->fn(es->ctx, &e);
+		}
+		*link = c->next;
+		lineage__put(c->entry);
+		free(c);
+	}
+}
+
+void escapes__free(struct escapes *es)
+{
+	struct outlive_check *c, *next;
+
+	for (c = es->checks; c; c = next) {
+		next = c->next;
+		lineage__put(c->entry);
+		free(c);
+	}
+	es->checks = NULL;
+}

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Escapes: a process leaving a group it was born into. Worked out from each
+ * event and the model around it; a shell's own job control is not one.
+ */
+#ifndef __ESCAPE_H
+#define __ESCAPE_H
+
+#include "model.h"
+
+enum escape_kind {
+	ESC_SETSID = 1,		/* a new session */
+	ESC_PGRP,		/* left its job's process group */
+	ESC_REPARENT,		/* adopted by a subreaper or init */
+	ESC_DAEMONIZE,		/* adopted, after a double fork or a setsid */
+	ESC_TTY_DROP,		/* gave up its controlling tty */
+	ESC_OUTLIVED_LOGIN,	/* alive after its login's entry leader died */
+	ESC_CGROUP,		/* moved to another cgroup */
+	ESC_PIDNS,		/* born into a new pid namespace */
+};
+
+struct escape_where {
+	__u32 sid, pgid, ppid, tty_nr;
+	char tty[PGT_TTY_LEN];
+};
+
+struct escape {
+	enum escape_kind kind;
+	__u64 seq;			/* of the event that showed it */
+	__u64 ts_ns;
+	struct pgt_proc proc;		/* the process that escaped */
+	struct escape_where from, to;
+	char detail[PGT_CGROUP_PATH_LEN];	/* cgroup path, pid namespace */
+	const struct mproc *p;		/* in the model, for origin and lineage */
+};
+
+typedef void (*escape_fn)(void *ctx, const struct escape *e);
+
+struct outlive_check;
+
+struct escapes {
+	escape_fn fn;
+	void *ctx;
+	struct outlive_check *checks;
+};
+
+void escapes__init(struct escapes *es, escape_fn fn, void *ctx);
+/* Before the model applies @ev: classify it (EV_JOB_CONTROL). */
+void escapes__classify(struct escapes *es, const struct model *m, struct pgt_event *ev);
+/* After the model applied @ev: report what escaped. */
+void escapes__report(struct escapes *es, struct model *m, const struct pgt_event *ev);
+/* Processes still alive a while after their login ended (@now_ns boot time). */
+void escapes__tick(struct escapes *es, struct model *m, __u64 now_ns);
+void escapes__free(struct escapes *es);
+
+const char *escape__kind_name(enum escape_kind kind);
+/* A process context from the model, for escapes and summaries. */
+void escape__proc_of(const struct mproc *p, struct pgt_proc *out);
+
+#endif /* __ESCAPE_H */
