@@ -33,7 +33,7 @@ BPF_CFLAGS	:= -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
 
 # Packages a fresh Debian 12 needs: to build, and to test.
 BUILD_PKGS	:= make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config uthash-dev
-TEST_PKGS	:= libcmocka-dev libjansson-dev uthash-dev python3 perl util-linux procps man-db
+TEST_PKGS	:= libcmocka-dev libjansson-dev uthash-dev python3 python3-jsonschema perl util-linux procps man-db tmux
 
 ifeq ($(V),1)
 Q :=

@@ -640,6 +640,29 @@ static int scenario_orphan(void)
 	return 0;
 }
 
+/* Processes with names a tracer must not choke on, each leaving its session. */
+static int scenario_hostile(void)
+{
+	static const char *const names[] = {
+		"new\nline", "\x1b[2J\x1b[H", "q\"uo'te", "back\\slash", "\xff\xfe\x80" "bad",
+		"caf\xc3\xa9", "0123456789abcde",
+	};
+	unsigned int i;
+	pid_t p;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		p = xfork();
+		if (p == 0) {
+			prctl(PR_SET_NAME, names[i], 0, 0, 0);
+			setsid();
+			_exit(0);
+		}
+		xwait(p);
+		fact("{\"what\":\"hostile\",\"pid\":%d,\"index\":%u}", p, i);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *path = getenv("PGT_FACTS");
@@ -683,6 +706,8 @@ int main(int argc, char **argv)
 		return scenario_ctty();
 	if (argc == 2 && !strcmp(argv[1], "orphan"))
 		return scenario_orphan();
+	if (argc == 2 && !strcmp(argv[1], "hostile"))
+		return scenario_hostile();
 
 	fprintf(stderr, "usage: workload exit N | raise SIG | signals | setsid | setpgid | "
 			"threads | thread_exec | subreaper | daemonize | thread_reparent | tree\n");

@@ -8,6 +8,15 @@
 /* An orphan this young when its parent died was double-forked away. */
 #define DAEMONIZE_WINDOW_NS	1000000000ULL
 
+/* A setsid followed this soon by a tty acquisition starts a login. */
+#define LOGIN_START_NS		200000000ULL
+
+struct held_setsid {
+	struct escape e;
+	__u64 due_ns;
+	struct held_setsid *next;
+};
+
 struct outlive_check {
 	struct lineage *entry;
 	__u64 due_ns;
@@ -101,6 +110,47 @@ void escapes__classify(struct escapes *es, const struct model *m, struct pgt_eve
 		ev->notes |= EV_JOB_CONTROL;
 }
 
+/*
+ * A terminal emulator, sshd or tmux starts a login with setsid and then
+ * takes a tty: that session is a login's birth, not an escape. So a setsid is
+ * held for a moment, and dropped if its process acquires a tty meanwhile.
+ */
+static void hold_setsid(struct escapes *es, const struct escape *e)
+{
+	struct held_setsid *h = calloc(1, sizeof(*h));
+
+	if (!h) {
+		es->fn(es->ctx, e);
+		return;
+	}
+	h->e = *e;
+	h->due_ns = e->ts_ns + LOGIN_START_NS;
+	h->next = es->held;
+	es->held = h;
+}
+
+static void release_held(struct escapes *es, const struct model *m, __u32 login_pid,
+			 __u64 now_ns)
+{
+	struct held_setsid **link = &es->held, *h;
+
+	while ((h = *link)) {
+		if (h->e.proc.pid == login_pid) {
+			*link = h->next;	/* a login starting: not an escape */
+			free(h);
+		} else if (!login_pid && (!now_ns || h->due_ns <= now_ns)) {
+			*link = h->next;
+			h->e.p = model__find(m, h->e.proc.pid);
+			if (h->e.p && !model__same_start(h->e.p, h->e.proc.start_ns))
+				h->e.p = NULL;
+			es->fn(es->ctx, &h->e);
+			free(h);
+		} else {
+			link = &h->next;
+		}
+	}
+}
+
 static void on_setsid(struct escapes *es, const struct model *m, const struct pgt_setsid *s)
 {
 	struct escape e = {};
@@ -118,7 +168,7 @@ static void on_setsid(struct escapes *es, const struct model *m, const struct pg
 	e.from.tty_nr = s->old.tty_nr;
 	memcpy(e.from.tty, s->old.tty, sizeof(e.from.tty));
 	where_of(&e.to, &s->proc);
-	es->fn(es->ctx, &e);
+	hold_setsid(es, &e);
 }
 
 static void on_setpgid(struct escapes *es, const struct model *m, const struct pgt_event *ev)
@@ -194,6 +244,8 @@ void escapes__report(struct escapes *es, struct model *m, const struct pgt_event
 		break;
 	case PGT_TTY:
 		t = ev->tty;
+		if (t->acquire)
+			release_held(es, m, t->proc.pid, 0);
 		/* A process giving up its own tty; the kernel's sweeps are not choices. */
 		if (!t->acquire && t->how == PGT_TTY_TIOCNOTTY) {
 			struct escape e = {};
@@ -245,6 +297,7 @@ void escapes__tick(struct escapes *es, struct model *m, __u64 now_ns)
 	struct outlive_check **link = &es->checks, *c;
 	struct mproc *p, *tmp;
 
+	release_held(es, m, 0, now_ns);
 	while ((c = *link)) {
 		if (now_ns && c->due_ns > now_ns) {
 			link = &c->next;
@@ -272,9 +325,16 @@ void escapes__tick(struct escapes *es, struct model *m, __u64 now_ns)
 	}
 }
 
+void escapes__flush(struct escapes *es, struct model *m)
+{
+	release_held(es, m, 0, 0);
+}
+
 void escapes__free(struct escapes *es)
 {
 	struct outlive_check *c, *next;
+
+	struct held_setsid *h, *hnext;
 
 	for (c = es->checks; c; c = next) {
 		next = c->next;
@@ -282,4 +342,9 @@ void escapes__free(struct escapes *es)
 		free(c);
 	}
 	es->checks = NULL;
+	for (h = es->held; h; h = hnext) {
+		hnext = h->next;
+		free(h);
+	}
+	es->held = NULL;
 }

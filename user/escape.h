@@ -37,11 +37,13 @@ struct escape {
 typedef void (*escape_fn)(void *ctx, const struct escape *e);
 
 struct outlive_check;
+struct held_setsid;
 
 struct escapes {
 	escape_fn fn;
 	void *ctx;
 	struct outlive_check *checks;
+	struct held_setsid *held;	/* setsids that may be a login starting */
 };
 
 void escapes__init(struct escapes *es, escape_fn fn, void *ctx);
@@ -49,8 +51,13 @@ void escapes__init(struct escapes *es, escape_fn fn, void *ctx);
 void escapes__classify(struct escapes *es, const struct model *m, struct pgt_event *ev);
 /* After the model applied @ev: report what escaped. */
 void escapes__report(struct escapes *es, struct model *m, const struct pgt_event *ev);
-/* Processes still alive a while after their login ended (@now_ns boot time). */
+/*
+ * Report what has waited long enough: held setsids, and processes still
+ * alive a while after their login ended (@now_ns boot time).
+ */
 void escapes__tick(struct escapes *es, struct model *m, __u64 now_ns);
+/* At the end: report the held setsids now. */
+void escapes__flush(struct escapes *es, struct model *m);
 void escapes__free(struct escapes *es);
 
 const char *escape__kind_name(enum escape_kind kind);

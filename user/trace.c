@@ -581,6 +581,7 @@ static int stream(struct session *s)
 	/* Drain what is left, then the last losses. */
 	ring_buffer__consume(s->rb);
 	sigmerge__flush(&s->sigs, 0);
+	escapes__flush(&s->escapes, s->model);
 	check_losses(s);
 	return 0;
 }

@@ -30,6 +30,31 @@ OUR_PROGS = {n[:15] for n in (
 
 _libc = ctypes.CDLL(None, use_errno=True)
 
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SCHEMA_PATH = os.path.join(TOP, "docs", "events.schema.json")
+_validator = None
+_validated = 0
+_schema_errors = []
+
+
+def validate(records):
+    """Check JSON Lines records against docs/events.schema.json; the result is
+    reported as one test by Tap.done()."""
+    global _validator, _validated
+    import jsonschema
+    if _validator is None:
+        with open(SCHEMA_PATH) as f:
+            schema = json.load(f)
+        jsonschema.Draft7Validator.check_schema(schema)
+        _validator = jsonschema.Draft7Validator(schema)
+    for r in records:
+        if not isinstance(r, dict) or "schema" not in r:
+            continue
+        _validated += 1
+        errs = list(_validator.iter_errors(r))
+        if errs:
+            _schema_errors.append((r.get("event"), errs[0].message[:200]))
+
 
 def become_subreaper():
     if _libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
@@ -78,6 +103,9 @@ class Tap:
 
     def done(self):
         reap_orphans()
+        if _validated:
+            self.eq(_schema_errors[:5], [], "schema: all %d JSON records match %s" %
+                    (_validated, os.path.relpath(SCHEMA_PATH, TOP)))
         print("1..%d" % self.n, flush=True)
         sys.exit(1 if self.failed else 0)
 
@@ -109,6 +137,7 @@ class Run:
                 self.events.append(json.loads(line))
             except ValueError:
                 self.bad_lines.append(line)
+        validate(self.events)
 
     def of(self, event, pid=None):
         return [e for e in self.events if e.get("event") == event and

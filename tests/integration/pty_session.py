@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 """An interactive bash with job control on a real pty, driven like a person
 at a terminal: a background job, fg, ^Z, bg, fg, ^C, a two-process pipeline
@@ -75,6 +75,22 @@ def job_pids(name):
     return sorted(out)
 
 
+def job_pids_any(name):
+    """Our descendants (by now adopted by us) running `name`."""
+    out = []
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                stat = open("/proc/%s/stat" % d).read()
+            except OSError:
+                continue
+            rest = stat[stat.rindex(")") + 2:].split()
+            comm = stat[stat.index("(") + 1:stat.rindex(")")]
+            if comm == name and int(rest[1]) == os.getpid():
+                out.append(int(d))
+    return out
+
+
 bash, fd = pty.fork()
 if bash == 0:
     os.environ["PS1"] = "PGT$ "
@@ -88,6 +104,34 @@ def cmd(line, wait=b"PGT$ "):
     return read_until(fd, wait)
 
 
+if len(sys.argv) > 1 and sys.argv[1] == "clean":
+    # Jobs, fg and a pipeline, then a clean logout: nothing escapes.
+    cmd(b"sleep 0.3 &\n")
+    cmd(b"fg\n")
+    cmd(b"sleep 0.2 | cat\n")
+    cmd(b"(sleep 0.1; true) & wait\n")
+    os.write(fd, b"exit\n")
+    os.waitpid(bash, 0)
+    sys.exit(0)
+if len(sys.argv) > 1 and sys.argv[1] == "nohup":
+    # A job that ignores SIGHUP survives the login shell's exit.
+    cmd(b"nohup sleep 30 >/dev/null 2>&1 &\n")
+    for _ in range(100):           # until nohup has exec'd sleep
+        if job_pids("sleep"):
+            break
+        time.sleep(0.02)
+    fact(what="nohup", pids=job_pids("sleep"))
+    os.write(fd, b"exit\n")
+    os.waitpid(bash, 0)
+    time.sleep(1.6)                # past the tracer's grace period
+    for pid in job_pids_any("sleep"):
+        os.kill(pid, signal.SIGKILL)
+    while True:
+        try:
+            os.waitpid(-1, 0)
+        except ChildProcessError:
+            break
+    sys.exit(0)
 cmd(b"sleep 60 &\n")
 job = job_pids("sleep")
 fact(what="bg_job", pid=job[0] if job else 0)

@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 """Every error path: a clear message on stderr, the right exit code, nothing
 on stdout, and no BPF program left behind."""

@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 """Randomized fidelity: fork, double fork, setsid, setpgid, subreaper, reap and
 exit at random under `pgrptrace --verify`; at every quiet point the model must

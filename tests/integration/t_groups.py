@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 """setsid, setpgid and the subreaper flag under the real tracer, each event
 checked field by field against what the workload observed."""

@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 """fork, exec and exit under the real tracer: exit codes, fatal signals with
 and without core dumps, threads, exec from a non-leader thread, command-mode

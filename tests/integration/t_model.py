@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 """The live model: reparent predictions (subreaper, thread, pid-namespace
 init), --snapshot against ps, --verify against /proc, and the tree of a known

@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 """A real interactive bash on a real pty under the tracer: job control shows
 as setpgid and foreground events, ^Z and ^C as one tty signal record each to
@@ -9,7 +9,7 @@ import os
 import sys
 import tempfile
 
-from harness import Tap, check_nothing_left, run_tracer
+from harness import Tap, check_nothing_left, run_tracer, validate
 
 t = Tap()
 here = os.path.dirname(os.path.abspath(__file__))
@@ -19,6 +19,7 @@ r = run_tracer(["--verify", "--json", "-o", out, "--", sys.executable,
                env={"PGT_QUIET_POINTS": "1"})
 events = [json.loads(line) for line in open(out)]
 os.unlink(out)
+validate(events)
 facts = {}
 for f in r.facts:
     facts[f["what"]] = f

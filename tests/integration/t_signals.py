@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 """Signals as causal records and controlling-tty changes, from real
 workloads: group kills with a refused recipient, kill(-1) in a private pid
@@ -8,7 +8,7 @@ model checked against /proc at quiet points."""
 import os
 import tempfile
 
-from harness import Tap, check_nothing_left, run_tracer, workload
+from harness import Tap, check_nothing_left, run_tracer, validate, workload
 
 t = Tap()
 
@@ -76,6 +76,7 @@ with open(out) as fh:
     import json
     events = [json.loads(line) for line in fh]
 os.unlink(out)
+validate(events)
 checks = [l for l in r.out.splitlines() if l.startswith("verify: ")]
 t.eq(r.rc, 0, "ctty: exit 0")
 t.eq(len([c for c in checks if "processes" in c]), 7, "ctty: seven quiet points checked")

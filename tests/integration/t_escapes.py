@@ -1,0 +1,155 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+"""Escapes from real programs, field by field: setsid -f, nohup and a login
+shell's exit, a double fork, start-stop-daemon, a tmux server, a cgroup move,
+unshare --pid --fork; an interactive shell's job control is not one; hostile
+process names in every output mode."""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+from harness import Tap, check_nothing_left, run_tracer, workload
+
+t = Tap()
+here = os.path.dirname(os.path.abspath(__file__))
+
+
+def escapes(run, kind=None, pid=None):
+    return [e for e in run.of("escape") if (kind is None or e["kind"] == kind) and
+            (pid is None or e["process"]["pid"] == pid)]
+
+
+def survivors(run, comm=None):
+    return [e for e in run.of("survivor") if comm is None or e["process"]["comm"] == comm]
+
+
+# setsid -f: a new session, and the double fork that leaves the parent.
+r = run_tracer(["--escapes", "--json", "--", "sh", "-c", "setsid -f sleep 1; sleep 0.2"])
+t.eq([e["event"] for e in r.events if e["event"] not in ("escape", "survivor")], [],
+     "setsid -f: --escapes prints only escapes and survivors")
+ss = escapes(r, "setsid")
+if t.eq(len(ss), 1, "setsid -f: one setsid escape"):
+    e = ss[0]
+    t.eq(e["to"]["sid"], e["process"]["pid"], "setsid -f: to its own session")
+    t.ok(e["from"]["sid"] != e["to"]["sid"], "setsid -f: from the command's session")
+    t.ok(len(e["lineage"]) >= 1 and e["lineage"][0]["comm"] in ("sh", "setsid"),
+         "setsid -f: lineage back to the shell", e["lineage"])
+    d = escapes(r, "daemonize", e["process"]["pid"])
+    t.eq(len(d), 1, "setsid -f: and daemonize when its parent exits at once")
+    s = survivors(r, "sleep")
+    t.ok(s and s[0]["process"]["sid"] == e["to"]["sid"],
+         "setsid -f: the summary shows it alive in its new session")
+
+# A double-forked daemon under a subreaper.
+r = run_tracer(["--escapes", "--json", "--"] + workload("daemonize"))
+f = r.fact("daemonize")[0]
+d = escapes(r, "daemonize", f["daemon"])
+if t.eq(len(d), 1, "double fork: one daemonize escape"):
+    t.eq((d[0]["from"]["ppid"], d[0]["to"]["ppid"]), (f["middle"], f["pid"]),
+         "double fork: from the middle process to the subreaper")
+    t.eq([a["pid"] for a in d[0]["lineage"]][:2], [f["middle"], f["pid"]],
+         "double fork: lineage middle, then the workload")
+
+# start-stop-daemon --background.
+r = run_tracer(["--escapes", "--json", "--", "start-stop-daemon", "--start", "--background",
+                "--exec", "/usr/bin/sleep", "--", "2"])
+s = survivors(r, "sleep")
+if t.eq(len(s), 1, "start-stop-daemon: the daemon is still alive at the end"):
+    pid = s[0]["process"]["pid"]
+    line = {pid} | {a["pid"] for a in s[0]["lineage"]}
+    t.ok(any(e["process"]["pid"] in line for e in escapes(r, "setsid")),
+         "start-stop-daemon: the daemon's line did setsid")
+    t.ok(escapes(r, "daemonize", pid) or escapes(r, "reparent", pid),
+         "start-stop-daemon: and was left by its parent")
+    os.kill(pid, 9)
+
+# A tmux server daemonizes (a private socket, killed afterwards).
+sock = "pgt-test-%d" % os.getpid()
+r = run_tracer(["--escapes", "--json", "--", "tmux", "-L", sock, "new-session", "-d", "sleep 30"])
+servers = [e for e in r.of("escape") if e["process"]["comm"].startswith("tmux")]
+kinds = sorted({e["kind"] for e in servers})
+t.ok("setsid" in kinds and ("daemonize" in kinds or "reparent" in kinds),
+     "tmux: the server leaves the session and its parent", kinds)
+subprocess.run(["tmux", "-L", sock, "kill-server"], capture_output=True, timeout=30)
+
+# A process moving itself to another cgroup (the unified hierarchy).
+mnt = None
+for line in open("/proc/mounts"):
+    dev, path, fstype = line.split()[:3]
+    if fstype == "cgroup2":
+        mnt = path
+        break
+if mnt:
+    own = [l.split(":", 2)[2].strip() for l in open("/proc/self/cgroup") if l.startswith("0::")]
+    home = os.path.join(mnt, own[0].lstrip("/")) if own else mnt
+    new = os.path.join(mnt, "pgt-test-%d" % os.getpid())
+    os.mkdir(new)
+    r = run_tracer(["--escapes", "--json", "--", "sh", "-c",
+                    "echo $$ > %s/cgroup.procs; echo $$ > %s/cgroup.procs" % (new, home)])
+    os.rmdir(new)
+    cg = escapes(r, "cgroup")
+    t.ok(cg and cg[0]["cgroup"] == "/" + os.path.basename(new),
+         "cgroup: the move is an escape, with the new cgroup", [e.get("cgroup") for e in cg])
+else:
+    t.skip("cgroup: the move is an escape", "no cgroup2 hierarchy mounted")
+
+# unshare --pid --fork: a process born into a new pid namespace.
+r = run_tracer(["--escapes", "--json", "--", "unshare", "--pid", "--fork", "true"])
+ns = escapes(r, "pidns")
+if t.eq(len(ns), 1, "unshare: one pidns escape"):
+    t.eq(ns[0]["process"]["ns_pid"], 1, "unshare: the child is pid 1 in its namespace")
+
+# An interactive shell's jobs, fg and pipelines: no escape at all.
+r = run_tracer(["--escapes", "--json", "--", sys.executable,
+                os.path.join(here, "pty_session.py"), "clean"], timeout=60)
+t.eq(r.rc, 0, "job control: the session ran")
+t.eq([(e["kind"], e["process"]["comm"]) for e in r.of("escape")], [],
+     "job control: zero escapes for an ordinary shell session")
+r2 = run_tracer(["--json", "--", sys.executable, os.path.join(here, "pty_session.py"), "clean"],
+                timeout=60)
+jc = [e for e in r2.of("setpgid") if e.get("new")]
+t.ok(jc and all(e["job_control"] for e in jc), "job control: its setpgid calls are marked so",
+     [e["job_control"] for e in jc])
+
+# nohup, then the login shell exits: the job outlives its login.
+r = run_tracer(["--escapes", "--json", "--", sys.executable,
+                os.path.join(here, "pty_session.py"), "nohup"], timeout=60)
+bash = r.fact("bash")[0]["pid"]
+job = r.fact("nohup")[0]["pids"]
+ol = escapes(r, "outlived_login")
+if t.eq([e["process"]["pid"] for e in ol], job, "nohup: the job outlived its login"):
+    o = ol[0]["origin"]["entry_leader"]
+    t.eq(o and o["pid"], bash, "nohup: its entry leader is the login shell")
+    t.ok(o and o["tty"] and o["tty"].startswith("pts/"), "nohup: on the login's tty", o)
+    t.eq(ol[0]["lineage"][0]["pid"], bash, "nohup: lineage reaches the login")
+
+# Hostile names: every mode keeps one record per line, and the bytes come back.
+names = ["new\nline", "\x1b[2J\x1b[H", "q\"uo'te", "back\\slash", b"\xff\xfe\x80bad",
+         "caf\u00e9", "0123456789abcde"]
+raw = [n if isinstance(n, bytes) else n.encode() for n in names]
+for mode in (["--json"], ["--escapes", "--json"], [], ["--escapes"]):
+    r = run_tracer(mode + ["--signals=all", "--"] + workload("hostile"))
+    lines = r.out.split("\n")
+    t.eq(lines[-1], "", "hostile %s: output ends with a newline" % " ".join(mode))
+    ctrl = [l for l in lines if re.search(r"[\x00-\x08\x0b-\x1f\x7f]", l)]
+    t.eq(ctrl, [], "hostile %s: no control byte in any line" % " ".join(mode))
+    if "--json" in mode:
+        t.eq(r.bad_lines, [], "hostile %s: every line is one JSON record" % " ".join(mode))
+        got = {}
+        for e in r.events:
+            p = e.get("process") or {}
+            if e["event"] in ("escape", "setsid") and p:
+                b = bytes.fromhex(p["comm_hex"]) if "comm_hex" in p else p["comm"].encode()
+                got[p["pid"]] = b
+        want = {f["pid"]: raw[f["index"]] for f in r.fact("hostile")}
+        t.eq({k: got.get(k) for k in want}, want, "hostile %s: names decode to their bytes" %
+             " ".join(mode))
+    else:
+        t.ok(any("new\\x0aline" in l for l in lines) and any("\\x1b[2J" in l for l in lines),
+             "hostile %s: control bytes shown escaped" % " ".join(mode))
+
+check_nothing_left(t, "escapes")
+t.done()
