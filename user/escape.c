@@ -197,8 +197,15 @@ static void on_reparent(struct escapes *es, const struct model *m, const struct 
 
 	if (r->reason == PGT_REAPER_THREAD || !c || !model__same_start(c, r->child_start_ns))
 		return;
+	/*
+	 * A daemon: it left its session, or the parent that forked it exited
+	 * right away without leading a session (the middle of a double fork;
+	 * a login shell's exit is a plain reparent).
+	 */
 	e.kind = ESC_REPARENT;
-	if (c->sid != c->born_sid || r->hdr.ts_ns - c->start_ns < DAEMONIZE_WINDOW_NS)
+	if (c->sid != c->born_sid ||
+	    (r->hdr.ts_ns - c->start_ns < DAEMONIZE_WINDOW_NS &&
+	     !(r->proc.flags & PGT_F_SESSION_LEADER)))
 		e.kind = ESC_DAEMONIZE;
 	e.seq = r->hdr.seq;
 	e.ts_ns = r->hdr.ts_ns;
