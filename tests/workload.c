@@ -640,6 +640,46 @@ static int scenario_orphan(void)
 	return 0;
 }
 
+/*
+ * A fork storm for a tiny ring buffer: most children exit at once, every
+ * 40th leaves in a session of its own and stays. The tracer loses events and
+ * must resync; the quiet points check the result.
+ */
+static int scenario_storm(void)
+{
+	pid_t kept[64];
+	int i, n = 0;
+	pid_t p;
+
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0))
+		die("prctl");
+	for (i = 0; i < 2000; i++) {
+		p = xfork();
+		if (p == 0) {
+			if (i % 40 == 0) {
+				setsid();
+				pause();
+			}
+			_exit(0);
+		}
+		if (i % 40 == 0)
+			kept[n++] = p;
+		while (waitpid(-1, NULL, WNOHANG) > 0)
+			;
+	}
+	usleep(200000);
+	while (waitpid(-1, NULL, WNOHANG) > 0)
+		;
+	fact("{\"what\":\"storm\",\"kept\":%d}", n);
+	quiet_point();
+	for (i = 0; i < n; i++)
+		kill(kept[i], SIGKILL);
+	while (waitpid(-1, NULL, 0) > 0)
+		;
+	quiet_point();
+	return 0;
+}
+
 /* Processes with names a tracer must not choke on, each leaving its session. */
 static int scenario_hostile(void)
 {
@@ -708,6 +748,21 @@ int main(int argc, char **argv)
 		return scenario_orphan();
 	if (argc == 2 && !strcmp(argv[1], "hostile"))
 		return scenario_hostile();
+	if (argc == 2 && !strcmp(argv[1], "storm"))
+		return scenario_storm();
+	if (argc == 3 && !strcmp(argv[1], "churn")) {
+		/* fork, exit, wait: N short-lived processes, one at a time. */
+		long i, n = atol(argv[2]);
+
+		for (i = 0; i < n; i++) {
+			pid_t p = xfork();
+
+			if (p == 0)
+				_exit(0);
+			xwait(p);
+		}
+		return 0;
+	}
 
 	fprintf(stderr, "usage: workload exit N | raise SIG | signals | setsid | setpgid | "
 			"threads | thread_exec | subreaper | daemonize | thread_reparent | tree\n");

@@ -36,7 +36,12 @@ void json__escape(struct sbuf *sb, const struct fmt_ctx *fc, const struct escape
 void json__survivor(struct sbuf *sb, const struct fmt_ctx *fc, const struct mproc *p,
 		    __u64 now_ns);
 
+void json__correction(struct sbuf *sb, const struct fmt_ctx *fc, const struct model_note *n,
+		      const struct mproc *p, __u64 now_ns);
+
 void text__header(struct sbuf *sb);
+void text__correction(struct sbuf *sb, const struct fmt_ctx *fc, const struct model_note *n,
+		      const struct mproc *p, __u64 now_ns);
 void text__signal(struct sbuf *sb, const struct fmt_ctx *fc, const struct sig_cause *c);
 void text__escape(struct sbuf *sb, const struct fmt_ctx *fc, const struct escape *e);
 void text__survivor(struct sbuf *sb, const struct fmt_ctx *fc, const struct mproc *p,

@@ -370,3 +370,25 @@ void json__survivor(struct sbuf *sb, const struct fmt_ctx *fc, const struct mpro
 	json_origin(sb, p, &c);
 	sbuf__puts(sb, "}\n");
 }
+
+static const char *correction_name(enum model_note_kind kind)
+{
+	return kind == NOTE_RESYNC_ADDED ? "added" : kind == NOTE_RESYNC_REMOVED ? "removed"
+										 : "changed";
+}
+
+void json__correction(struct sbuf *sb, const struct fmt_ctx *fc, const struct model_note *n,
+		      const struct mproc *p, __u64 now_ns)
+{
+	struct pgt_proc c;
+
+	json_head(sb, fc, NULL, now_ns, "correction");
+	if (p && n->kind != NOTE_RESYNC_REMOVED) {
+		escape__proc_of(p, &c);
+		json_proc(sb, "process", &c);
+	} else {
+		sbuf__puts(sb, "\"process\":null");
+	}
+	sbuf__printf(sb, ",\"pid\":%u,\"correction\":\"%s\",\"uncertain\":true}\n", n->pid,
+		     correction_name(n->kind));
+}

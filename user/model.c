@@ -491,10 +491,22 @@ void model__apply(struct model *m, const struct pgt_event *ev)
 
 void model__snapshot_add(struct model *m, const struct pgt_snap *rec, bool start_approx)
 {
-	struct mproc *p = proc_update(m, &rec->proc, rec->hdr.ts_ns);
+	const struct pgt_proc *c = &rec->proc;
+	struct mproc *p = m->resyncing ? model__find(m, c->pid) : NULL;
+	bool known = p && model__same_start(p, c->start_ns);
+	bool changed = known && (p->ppid != c->ppid || p->pgid != c->pgid || p->sid != c->sid ||
+				 p->tty_nr != c->tty_nr || p->zombie != !!(c->flags & PGT_F_ZOMBIE));
 
+	p = proc_update(m, c, rec->hdr.ts_ns);
 	if (!p)
 		return;
+	if (m->resyncing) {
+		p->seen = true;
+		if (!known || changed) {
+			p->uncertain = true;
+			note(m, known ? NOTE_RESYNC_CHANGED : NOTE_RESYNC_ADDED, p->pid, 0, 0);
+		}
+	}
 	p->nr_threads = rec->nr_threads;
 	p->zombie = rec->proc.flags & PGT_F_ZOMBIE;
 	if (start_approx)
@@ -547,6 +559,28 @@ void model__snapshot_done(struct model *m)
 			p->born_sid = p->sid;
 			p->born_pgid = p->pgid;
 		}
+	}
+}
+
+void model__resync_begin(struct model *m)
+{
+	struct mproc *p, *tmp;
+
+	HASH_ITER(hh, m->procs, p, tmp)
+		p->seen = false;
+	m->resyncing = true;
+}
+
+void model__resync_end(struct model *m)
+{
+	struct mproc *p, *tmp;
+
+	m->resyncing = false;
+	HASH_ITER(hh, m->procs, p, tmp) {
+		if (p->seen)
+			continue;
+		note(m, NOTE_RESYNC_REMOVED, p->pid, 0, 0);
+		proc_remove(m, p);
 	}
 }
 

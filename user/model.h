@@ -50,6 +50,8 @@ struct mproc {
 	struct lineage *entry;		/* its login's entry leader, NULL if none */
 	__u32 born_sid, born_pgid;	/* where it was born (or first seen) */
 	bool outlived;			/* already reported as outliving its login */
+	bool uncertain;			/* corrected by a resync after lost events */
+	bool seen;			/* in the snapshot being taken */
 	UT_hash_handle hh;
 };
 
@@ -83,6 +85,9 @@ struct mtty {
 enum model_note_kind {
 	NOTE_REPARENT_MISMATCH = 1,	/* the kernel chose another parent */
 	NOTE_PID_REUSED,		/* a pid came back with a new start time */
+	NOTE_RESYNC_ADDED,		/* a resync found a process the model missed */
+	NOTE_RESYNC_CHANGED,		/* a resync corrected a process */
+	NOTE_RESYNC_REMOVED,		/* a resync found a process gone */
 };
 
 struct model_note {
@@ -102,6 +107,7 @@ struct model {
 	model_note_fn note_fn;
 	void *note_ctx;
 	__u64 generation;	/* bumped by every change */
+	bool resyncing;		/* snapshot records now correct the model */
 };
 
 struct model *model__new(void);
@@ -115,6 +121,13 @@ void model__snapshot_add(struct model *m, const struct pgt_snap *rec, bool start
 void model__snapshot_done(struct model *m);
 /* Forget everything (before a fresh snapshot). */
 void model__clear(struct model *m);
+/*
+ * After lost events: snapshot records between begin and end correct the
+ * model (NOTE_RESYNC_* for each difference), and processes the snapshot did
+ * not see are removed. Corrected processes stay marked uncertain.
+ */
+void model__resync_begin(struct model *m);
+void model__resync_end(struct model *m);
 
 struct mproc *model__find(const struct model *m, __u32 pid);
 struct mgroup *model__group(const struct model *m, __u32 pgid);

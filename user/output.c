@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include "output.h"
 
 #define OUT_BATCH	(64 * 1024)	/* flush once this much is pending */
@@ -144,6 +145,18 @@ void output__survivor(struct output *o, const struct mproc *p, __u64 now_ns)
 	output__commit_line(o);
 }
 
+void output__correction(struct output *o, const struct model_note *n, const struct mproc *p,
+			__u64 now_ns)
+{
+	if (o->err)
+		return;
+	if (o->json)
+		json__correction(&o->line, &o->fc, n, p, now_ns);
+	else
+		text__correction(&o->line, &o->fc, n, p, now_ns);
+	output__commit_line(o);
+}
+
 void output__lost(struct output *o, const struct lost_info *li)
 {
 	if (o->err)
@@ -155,19 +168,40 @@ void output__lost(struct output *o, const struct lost_info *li)
 	output__commit_line(o);
 }
 
+/*
+ * A write that stops short (a full disk) would leave half a record at the
+ * end of a file: cut the file back to the last whole record.
+ */
+static void trim_partial(struct output *o, off_t start, size_t written)
+{
+	const char *nl;
+
+	if (start < 0)
+		return;
+	nl = memrchr(o->pending.buf, '\n', written);
+	if (ftruncate(o->fd, start + (nl ? nl - o->pending.buf + 1 : 0)))
+		return;	/* the error being reported already says what went wrong */
+}
+
 int output__flush(struct output *o)
 {
 	size_t off = 0;
+	off_t start = -1;
+	struct stat st;
 	ssize_t n;
 
 	if (o->err)
 		return o->err;
+	if (o->own_fd && o->pending.len && !fstat(o->fd, &st) && S_ISREG(st.st_mode))
+		start = st.st_size;
 	while (off < o->pending.len) {
 		n = write(o->fd, o->pending.buf + off, o->pending.len - off);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			o->err = -errno;
+			if (off)
+				trim_partial(o, start, off);
 			break;
 		}
 		off += (size_t)n;

@@ -26,6 +26,9 @@ void output__lost(struct output *o, const struct lost_info *li);
 void output__signal(struct output *o, const struct sig_cause *c);
 void output__escape(struct output *o, const struct escape *e);
 void output__survivor(struct output *o, const struct mproc *p, __u64 now_ns);
+/* A process a resync added, corrected (@p as it is now) or removed (@p NULL). */
+void output__correction(struct output *o, const struct model_note *n, const struct mproc *p,
+			__u64 now_ns);
 /* Reopen -o FILE (after logrotate moved it). Returns 0 or -errno. */
 int output__reopen(struct output *o);
 /* Whole lines formatted elsewhere (a tree, a report). */

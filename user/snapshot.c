@@ -35,9 +35,11 @@ static int from_proc(struct model *m, bool only_missing)
 		return n;
 	for (i = 0; i < n; i++) {
 		const struct proc_stat *st = &all[i];
+		const struct mproc *p0;
 		struct pgt_proc *p = &rec.proc;
 
-		if (only_missing && model__find(m, (__u32)st->pid))
+		if (only_missing && (p0 = model__find(m, (__u32)st->pid)) &&
+		    (!m->resyncing || p0->seen))
 			continue;
 		unsigned int major = (st->tty_nr >> 8) & 0xfff;
 		unsigned int minor = (st->tty_nr & 0xff) | ((st->tty_nr >> 12) & 0xfff00);

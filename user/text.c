@@ -300,3 +300,22 @@ void text__survivor(struct sbuf *sb, const struct fmt_ctx *fc, const struct mpro
 	text_login(sb, p);
 	sbuf__putc(sb, '\n');
 }
+
+void text__correction(struct sbuf *sb, const struct fmt_ctx *fc, const struct model_note *n,
+		      const struct mproc *p, __u64 now_ns)
+{
+	struct pgt_proc c;
+
+	text_time(sb, fc, now_ns);
+	sbuf__printf(sb, "%-9s ", "correct");
+	if (p && n->kind != NOTE_RESYNC_REMOVED) {
+		escape__proc_of(p, &c);
+		text_proc(sb, &c);
+		sbuf__puts(sb, n->kind == NOTE_RESYNC_ADDED ? "missed, added by resync (uncertain)"
+							     : "corrected by resync (uncertain)");
+	} else {
+		sbuf__printf(sb, "%-7u %-7s %-7s %-7s %-8s %-16s gone, removed by resync", n->pid,
+			     "-", "-", "-", "-", "-");
+	}
+	sbuf__putc(sb, '\n');
+}

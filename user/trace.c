@@ -76,6 +76,8 @@ struct session {
 	__u64 records;			/* records received */
 	__u64 bad_records;		/* records that failed validation */
 	unsigned int verify_diffs;	/* differences found by all checks */
+	bool need_resync;		/* events were lost: re-read the machine */
+	unsigned int resyncs;
 	pid_t child;			/* the command, 0 if none */
 	int child_status;
 	bool child_done;
@@ -240,16 +242,30 @@ static int on_record(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-/* A reparent the kernel did differently from the prediction: say so. */
+/*
+ * What the model corrected: a reparent the kernel did differently from the
+ * prediction (said on stderr), and the differences a resync found (records).
+ */
 static void on_note(void *ctx, const struct model_note *n)
 {
 	struct session *s = ctx;
 
-	if (n->kind != NOTE_REPARENT_MISMATCH)
-		return;
-	fprintf(stderr, "pgrptrace: pid %u was reparented to %u, not %u as predicted; corrected\n",
-		n->pid, n->actual, n->expected);
-	(void)s;
+	switch (n->kind) {
+	case NOTE_REPARENT_MISMATCH:
+		fprintf(stderr,
+			"pgrptrace: pid %u was reparented to %u, not %u as predicted; corrected\n",
+			n->pid, n->actual, n->expected);
+		break;
+	case NOTE_RESYNC_ADDED:
+	case NOTE_RESYNC_CHANGED:
+	case NOTE_RESYNC_REMOVED:
+		if (s->print_events)
+			output__correction(s->out, n, model__find(s->model, n->pid),
+					   now_ns(CLOCK_BOOTTIME));
+		break;
+	default:
+		break;
+	}
 }
 
 /*
@@ -257,7 +273,7 @@ static void on_note(void *ctx, const struct model_note *n)
  * queue: the model ignores an event older than a process's snapshot record,
  * so nothing is applied twice and nothing between the two is missed.
  */
-static int take_snapshot(struct session *s)
+static int take_snapshot(struct session *s, bool resync)
 {
 	struct queued *q, *next;
 	struct pgt_event ev;
@@ -267,7 +283,11 @@ static int take_snapshot(struct session *s)
 	s->queue = NULL;
 	s->queue_tail = &s->queue;
 	ring_buffer__consume(s->rb);
+	if (resync)
+		model__resync_begin(s->model);
 	n = snapshot__take(&s->loader, s->model);
+	if (resync)
+		model__resync_end(s->model);
 	ring_buffer__consume(s->rb);
 	s->queueing = false;
 	for (q = s->queue; q; q = next) {
@@ -301,6 +321,7 @@ static void check_losses(struct session *s)
 		li.from_ns = s->last_loss_check_ns;
 		li.to_ns = now;
 		output__lost(s->out, &li);
+		s->need_resync = true;
 	}
 	s->last_loss_check_ns = now;
 }
@@ -546,6 +567,12 @@ static int stream(struct session *s)
 			break;
 		err = 0;
 		check_losses(s);
+		if (s->need_resync) {
+			/* The model missed events: read the machine again. */
+			s->need_resync = false;
+			s->resyncs++;
+			take_snapshot(s, true);
+		}
 		escapes__tick(&s->escapes, s->model, now_ns(CLOCK_BOOTTIME));
 		if (reopen_requested) {
 			reopen_requested = 0;
@@ -640,7 +667,7 @@ int trace__run(const struct opts *o)
 	s.last_loss_check_ns = now_ns(CLOCK_BOOTTIME);
 	if (s.print_events)
 		output__start(s.out);
-	if (take_snapshot(&s))
+	if (take_snapshot(&s, false))
 		goto out;
 	if (o->snapshot || (o->verify && !o->cmd)) {
 		if (o->snapshot)

@@ -114,6 +114,8 @@ static void proc_line(struct ctx *c, const struct mproc *p, bool under_parent)
 		sbuf__printf(sb, "  ppid %u", p->ppid);
 	if (p->adopted_from)
 		sbuf__printf(sb, "  adopted from %u", p->adopted_from);
+	if (p->uncertain)
+		sbuf__puts(sb, "  (uncertain)");
 	sbuf__putc(sb, '\n');
 }
 
@@ -189,10 +191,10 @@ static void json_proc(struct ctx *c, const struct mproc *p, bool *first)
 		     p->ppid);
 	sbuf__put_json_str(c->out, p->comm, sizeof(p->comm));
 	sbuf__printf(c->out, ",\"uid\":%u,\"start_ns\":%llu,\"entity_id\":\"%s\","
-			     "\"session_leader\":%s,\"zombie\":%s,\"adopted_from\":",
+			     "\"session_leader\":%s,\"zombie\":%s,\"uncertain\":%s,\"adopted_from\":",
 		     p->uid, (unsigned long long)p->start_ns, eid,
 		     p->flags & PGT_F_SESSION_LEADER ? "true" : "false",
-		     p->zombie ? "true" : "false");
+		     p->zombie ? "true" : "false", p->uncertain ? "true" : "false");
 	if (p->adopted_from)
 		sbuf__printf(c->out, "%u}", p->adopted_from);
 	else

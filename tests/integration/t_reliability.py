@@ -1,0 +1,120 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+"""No silent loss, resync after loss, flat memory under churn, a full disk,
+SIGTERM during a storm."""
+import json
+import os
+import signal
+import subprocess
+import tempfile
+import time
+
+from harness import PGRPTRACE, Tap, check_nothing_left, run_tracer, validate, workload
+
+t = Tap()
+
+# A tiny ring buffer and a fork storm: losses are reported, the model is
+# repaired by a resync, and equals /proc afterwards.
+out = tempfile.mktemp(prefix="pgt-storm-")
+r = run_tracer(["--verify", "--json", "-o", out, "--ringbuf-size", "4096", "--"] +
+               workload("storm"), env={"PGT_QUIET_POINTS": "1"}, timeout=120)
+events = [json.loads(line) for line in open(out)]
+os.unlink(out)
+validate(events)
+lost = [e for e in events if e["event"] == "lost"]
+t.ok(lost and all(e["lost"]["total"] > 0 for e in lost), "storm: lost records with counts")
+t.ok(any(e["lost"]["by_type"].get("fork") for e in lost), "storm: counted per type")
+t.ok("lost" in r.err and "ringbuf-size" in r.err, "storm: the loss is said on stderr too",
+     r.err.strip())
+t.ok(any(e["event"] == "correction" for e in events), "storm: the resync emitted corrections")
+checks = [l for l in r.out.splitlines() if l.startswith("verify: ") and "processes" in l]
+t.eq(len(checks), 3, "storm: checked at both quiet points and at the end")
+t.eq([c for c in checks if not c.endswith(" 0 differences")], [],
+     "storm: after the resync the model equals /proc for every process")
+t.eq(r.rc, 0, "storm: exit 0")
+
+# Churn: memory stays flat across many short-lived processes.
+COUNT = int(os.environ.get("CHURN_COUNT", "30000"))
+tr = subprocess.Popen([PGRPTRACE, "--json", "-o", "/dev/null"], start_new_session=True)
+time.sleep(1.0)
+
+
+def rss_kib(pid):
+    for line in open("/proc/%d/status" % pid):
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+
+
+subprocess.run(workload("churn", COUNT // 4), check=True, timeout=600)
+warm = rss_kib(tr.pid)
+subprocess.run(workload("churn", COUNT), check=True, timeout=600)
+time.sleep(0.5)
+end = rss_kib(tr.pid)
+tr.send_signal(signal.SIGINT)
+tr.wait(timeout=30)
+t.diag("churn: %d processes, RSS %d KiB after warm-up, %d KiB at the end" % (COUNT, warm, end))
+t.ok(end - warm < 1024, "churn: RSS grew by less than 1 MiB after warm-up", end - warm)
+t.eq(tr.returncode, 0, "churn: clean exit")
+check_nothing_left(t, "churn")
+
+# A full disk for -o: a clear message and exit 1.
+mnt = tempfile.mkdtemp(prefix="pgt-full-")
+subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", mnt], check=True)
+try:
+    r = run_tracer(["--json", "-o", os.path.join(mnt, "log.jsonl"), "--"] + workload("churn", 2000))
+    t.eq(r.rc, 1, "full disk: exit code 1")
+    t.ok("No space left on device" in r.err, "full disk: says so", r.err.strip())
+    data = open(os.path.join(mnt, "log.jsonl"), "rb").read()
+    lines = data.split(b"\n")
+    t.eq(lines[-1], b"", "full disk: no record split at the end of the file")
+    t.ok(all(json.loads(l) for l in lines[:-1]), "full disk: every written record is whole")
+    st = os.stat(os.path.join(mnt, "log.jsonl"))
+    t.eq(st.st_mode & 0o777, 0o600, "-o: the file is created 0600")
+finally:
+    subprocess.run(["umount", mnt], check=False)
+    os.rmdir(mnt)
+check_nothing_left(t, "full disk")
+
+# -o never follows a symlink.
+d = tempfile.mkdtemp()
+os.symlink("/dev/null", os.path.join(d, "link"))
+r = run_tracer(["-o", os.path.join(d, "link"), "-d", "0.2"])
+t.eq(r.rc, 1, "-o symlink: refused")
+t.ok("Too many levels of symbolic links" in r.err or "symbolic" in r.err, "-o symlink: says why",
+     r.err.strip())
+os.unlink(os.path.join(d, "link"))
+
+# SIGHUP reopens -o (logrotate moves the file away first).
+log = os.path.join(d, "log.jsonl")
+tr = subprocess.Popen([PGRPTRACE, "--json", "-o", log], start_new_session=True)
+time.sleep(1.0)
+subprocess.run(workload("exit", 0))
+time.sleep(0.3)
+os.rename(log, log + ".1")
+tr.send_signal(signal.SIGHUP)
+time.sleep(0.3)
+subprocess.run(workload("exit", 0))
+time.sleep(0.3)
+tr.send_signal(signal.SIGTERM)
+tr.wait(timeout=30)
+t.eq(tr.returncode, 0, "SIGHUP: still running until SIGTERM, then exit 0")
+t.ok(os.path.exists(log) and os.path.getsize(log) > 0, "SIGHUP: a new file was opened")
+t.ok(os.path.getsize(log + ".1") > 0, "SIGHUP: the rotated file kept the old records")
+for f in (log, log + ".1"):
+    if os.path.exists(f):
+        os.unlink(f)
+os.rmdir(d)
+
+# SIGTERM in the middle of a storm: a clean stop, nothing left loaded.
+tr = subprocess.Popen([PGRPTRACE, "--json", "-o", "/dev/null"], start_new_session=True,
+                      stderr=subprocess.PIPE, text=True)
+time.sleep(1.0)
+w = subprocess.Popen(workload("churn", 20000))
+time.sleep(0.5)
+tr.send_signal(signal.SIGTERM)
+err = tr.communicate(timeout=30)[1]
+w.wait(timeout=600)
+t.eq(tr.returncode, 0, "SIGTERM during a storm: exit 0")
+check_nothing_left(t, "SIGTERM during a storm")
+
+t.done()
