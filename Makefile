@@ -1,7 +1,16 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # pgrptrace: build, test, install. `make help` lists the targets.
 
+# SANITIZE=1: the same build with ASan and UBSan, in its own folder.
+ifeq ($(SANITIZE),1)
+OUTPUT		:= .output-san
+SAN_FLAGS	:= -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+BIN		:= $(OUTPUT)/pgrptrace
+else
 OUTPUT		:= .output
+SAN_FLAGS	:=
+BIN		:= pgrptrace
+endif
 ARCH		?= $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 CLANG		?= clang
 BPFTOOL		?= bpftool
@@ -24,16 +33,16 @@ LIB_OBJS	:= $(filter-out $(OUTPUT)/user/main.o,$(USER_OBJS))
 WARNINGS	:= -Wall -Wextra -Werror -Wshadow -Wmissing-prototypes \
 		   -Wstrict-prototypes -Wundef -Wno-unused-parameter
 CFLAGS		?= -g -O2
-ALL_CFLAGS	:= $(CFLAGS) $(WARNINGS) -std=gnu11 -D_GNU_SOURCE -MMD -MP \
+ALL_CFLAGS	:= $(CFLAGS) $(SAN_FLAGS) $(WARNINGS) -std=gnu11 -D_GNU_SOURCE -MMD -MP \
 		   -Ibpf -Iuser -I$(OUTPUT) $(EXTRA_CFLAGS)
 LIBS		:= $(shell $(PKG_CONFIG) --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz)
-ALL_LDFLAGS	:= $(LDFLAGS) $(EXTRA_LDFLAGS)
+ALL_LDFLAGS	:= $(LDFLAGS) $(SAN_FLAGS) $(EXTRA_LDFLAGS)
 BPF_CFLAGS	:= -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
 		   -Ivmlinux/$(ARCH) -Ibpf -MMD -MP
 
 # Packages a fresh Debian 12 needs: to build, and to test.
 BUILD_PKGS	:= make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config uthash-dev
-TEST_PKGS	:= libcmocka-dev libjansson-dev uthash-dev python3 python3-jsonschema perl util-linux procps man-db tmux
+TEST_PKGS	:= libclang-rt-14-dev libcmocka-dev libjansson-dev uthash-dev python3 python3-jsonschema perl util-linux procps man-db tmux
 
 ifeq ($(V),1)
 Q :=
@@ -44,9 +53,9 @@ msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
 .DELETE_ON_ERROR:
-.PHONY: all bpf clean deps deps-test run check test unit integration install vmlinux help
+.PHONY: all bpf clean check-san deps deps-test run check test unit integration install vmlinux help
 
-all: pgrptrace
+all: $(BIN)
 
 help:
 	@echo 'make            build ./pgrptrace (needs the build packages)'
@@ -79,7 +88,7 @@ $(OUTPUT)/user/%.o: user/%.c $(SKEL) | $(OUTPUT)/user
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
 
-pgrptrace: $(USER_OBJS)
+$(BIN): $(USER_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $^ $(ALL_LDFLAGS) $(LIBS) -o $@
 
@@ -102,13 +111,13 @@ run: deps
 
 include tests/tests.mk
 
-install: pgrptrace
+install: $(BIN)
 	$(call msg,INSTALL,$(DESTDIR)$(sbindir)/pgrptrace)
 	$(Q)install -D -m 0755 pgrptrace $(DESTDIR)$(sbindir)/pgrptrace
 	$(Q)install -D -m 0644 docs/pgrptrace.8 $(DESTDIR)$(mandir)/man8/pgrptrace.8
 
 clean:
 	$(call msg,CLEAN,)
-	$(Q)rm -rf $(OUTPUT) pgrptrace
+	$(Q)rm -rf .output .output-san pgrptrace
 
 -include $(wildcard $(OUTPUT)/bpf/*.d $(OUTPUT)/user/*.d $(OUTPUT)/tests/*.d)

@@ -18,30 +18,73 @@ $(OUTPUT)/tests/test_%: tests/unit/test_%.c $(LIB_OBJS) | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $< $(LIB_OBJS) $(ALL_LDFLAGS) $(TEST_LIBS) $(LIBS) -o $@
 
+# The workloads are test tools, not the product: never sanitized (ASan's
+# leak checker forks at exit, which the tests would see).
+TOOL_CFLAGS	:= $(filter-out $(SAN_FLAGS),$(ALL_CFLAGS))
+
 $(WORKLOAD): tests/workload.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) $< -lpthread -lutil -o $@
+	$(Q)$(CC) $(TOOL_CFLAGS) $< -lpthread -lutil -o $@
 
 $(FIDELITY): tests/fidelity.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) $< -o $@
+	$(Q)$(CC) $(TOOL_CFLAGS) $< -o $@
 
 .PHONY: test-bins
-test-bins: pgrptrace $(UNIT_BINS) $(WORKLOAD) $(FIDELITY)
+test-bins: $(BIN) $(UNIT_BINS) $(WORKLOAD) $(FIDELITY)
 
 unit: $(UNIT_BINS)
 	$(Q)CMOCKA_MESSAGE_OUTPUT=TAP $(PROVE) $(UNIT_BINS)
 
 integration: test-bins
-	$(Q)PGRPTRACE=$(CURDIR)/pgrptrace WORKLOAD=$(CURDIR)/$(WORKLOAD) \
+	$(Q)PGRPTRACE=$(CURDIR)/$(BIN) WORKLOAD=$(CURDIR)/$(WORKLOAD) \
 		FIDELITY=$(CURDIR)/$(FIDELITY) \
 		timeout $(TEST_TIMEOUT) $(PROVE) $(INTEG_TESTS)
 
-# Everything in one prove run, so that one summary line covers it all.
+TEST_ENV	= CMOCKA_MESSAGE_OUTPUT=TAP PGRPTRACE=$(CURDIR)/$(BIN) \
+		  WORKLOAD=$(CURDIR)/$(WORKLOAD) FIDELITY=$(CURDIR)/$(FIDELITY) \
+		  ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
+		  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 PGT_SANITIZED=$(SANITIZE)
+
+# The sanitized build: every test again, under ASan and UBSan.
+check-san:
+	$(Q)$(MAKE) --no-print-directory SANITIZE=1 test-bins
+	$(Q)$(MAKE) --no-print-directory SANITIZE=1 prove-all
+
+prove-all:
+	$(Q)$(TEST_ENV) timeout $(TEST_TIMEOUT) $(PROVE) $(UNIT_BINS) $(INTEG_TESTS)
+
+# The plain build's tests, a short fuzzing run, then the sanitized build's
+# tests, in one prove run each; the last prove summary closes the output.
 check: deps-test
 	$(Q)$(MAKE) --no-print-directory test-bins
-	$(Q)CMOCKA_MESSAGE_OUTPUT=TAP PGRPTRACE=$(CURDIR)/pgrptrace \
-		WORKLOAD=$(CURDIR)/$(WORKLOAD) FIDELITY=$(CURDIR)/$(FIDELITY) \
-		timeout $(TEST_TIMEOUT) $(PROVE) $(UNIT_BINS) $(INTEG_TESTS)
+	$(Q)$(MAKE) --no-print-directory fuzz-short
+	$(Q)$(MAKE) --no-print-directory check-san
+	$(Q)$(MAKE) --no-print-directory prove-all
 
 test: check
+
+# Fuzzing: libFuzzer with ASan and UBSan over decode, model and output.
+FUZZ_DIR	:= $(OUTPUT)/fuzz
+FUZZ_BIN	:= $(FUZZ_DIR)/fuzz_records
+FUZZ_SRCS	:= $(filter-out user/main.c user/loader.c user/trace.c user/snapshot.c,$(USER_SRCS))
+FUZZ_CFLAGS	:= -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+		   -std=gnu11 -D_GNU_SOURCE -Ibpf -Iuser -I$(OUTPUT) $(WARNINGS)
+FUZZ_SECONDS	?= 20
+
+$(FUZZ_BIN): tests/fuzz/fuzz_records.c $(FUZZ_SRCS) $(wildcard user/*.h bpf/pgrptrace.h)
+	$(Q)mkdir -p $(FUZZ_DIR)
+	$(call msg,FUZZ,$@)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) tests/fuzz/fuzz_records.c $(FUZZ_SRCS) -o $@
+
+.PHONY: fuzz fuzz-short prove-all
+fuzz: $(FUZZ_BIN)
+	$(Q)mkdir -p $(FUZZ_DIR)/corpus
+	$(FUZZ_BIN) -max_total_time=$(or $(FUZZ_TIME),300) $(FUZZ_DIR)/corpus tests/fuzz/corpus
+
+fuzz-short: $(FUZZ_BIN)
+	$(Q)mkdir -p $(FUZZ_DIR)/corpus
+	$(Q)$(FUZZ_BIN) -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+		$(FUZZ_DIR)/corpus tests/fuzz/corpus 2>$(FUZZ_DIR)/log || \
+		{ tail -50 $(FUZZ_DIR)/log; exit 1; }
+	$(Q)grep -E 'stat::number_of_executed_units|Done' $(FUZZ_DIR)/log | sed 's/^/  FUZZ     /'

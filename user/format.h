@@ -3,6 +3,7 @@
 #ifndef __FORMAT_H
 #define __FORMAT_H
 
+#include <time.h>
 #include <linux/types.h>
 #include "decode.h"
 #include "sbuf.h"
@@ -24,6 +25,8 @@ struct lost_info {
 	__u64 from_ns, to_ns;		/* boot-time window of the loss */
 };
 
+/* Wall-clock seconds and nanoseconds of a boot-time stamp, clamped to years 1970..9999. */
+void fmt__split_time(const struct fmt_ctx *fc, __u64 boot_ns, time_t *secs, long *nsec);
 /* "2026-12-03T09:40:01.123456789Z" from a boot-time stamp. */
 void fmt__rfc3339(const struct fmt_ctx *fc, __u64 boot_ns, char *buf, size_t len);
 

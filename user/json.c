@@ -4,18 +4,33 @@
 #include <time.h>
 #include "format.h"
 
+#define YEAR_9999_END	253402300799LL	/* the last second RFC 3339 can write */
+
+void fmt__split_time(const struct fmt_ctx *fc, __u64 boot_ns, time_t *secs, long *nsec)
+{
+	/* Unsigned, so that a bogus stamp wraps instead of overflowing. */
+	__s64 real = (__s64)(boot_ns + (__u64)fc->boot_to_real_ns);
+
+	*secs = real / 1000000000LL;
+	*nsec = real % 1000000000LL;
+	if (*nsec < 0) {
+		*nsec += 1000000000L;
+		*secs -= 1;
+	}
+	if (*secs < 0 || *secs > YEAR_9999_END) {
+		*secs = *secs < 0 ? 0 : YEAR_9999_END;
+		*nsec = 0;
+	}
+}
+
 void fmt__rfc3339(const struct fmt_ctx *fc, __u64 boot_ns, char *buf, size_t len)
 {
-	__s64 real = (__s64)boot_ns + fc->boot_to_real_ns;
-	time_t secs = real / 1000000000LL;
-	long nsec = real % 1000000000LL;
 	struct tm tm;
 	char date[32];
+	time_t secs;
+	long nsec;
 
-	if (nsec < 0) {
-		nsec += 1000000000L;
-		secs -= 1;
-	}
+	fmt__split_time(fc, boot_ns, &secs, &nsec);
 	gmtime_r(&secs, &tm);
 	strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%S", &tm);
 	snprintf(buf, len, "%s.%09ldZ", date, nsec);
@@ -105,7 +120,7 @@ static void json_error(struct sbuf *sb, int ret)
 {
 	char buf[16];
 
-	sbuf__printf(sb, ",\"error\":\"%s\"", decode__errname(-ret, buf, sizeof(buf)));
+	sbuf__printf(sb, ",\"error\":\"%s\"", decode__errname((int)(0U - (unsigned int)ret), buf, sizeof(buf)));
 }
 
 /* The fields every record starts with; lost records have no sequence number. */

@@ -290,14 +290,21 @@ static void maybe_entry(struct mproc *p)
 /* Transition "fork": the child is born into its parent's lineage. */
 static void on_proc_fork(struct model *m, const struct pgt_fork *e)
 {
-	struct mproc *parent = proc_update(m, &e->proc, e->hdr.ts_ns);
-	struct mproc *child = proc_update(m, &e->child, e->hdr.ts_ns);
-	struct mproc *real_parent = model__find(m, e->child.ppid);
+	struct mproc *parent, *child, *real_parent;
 
+	proc_update(m, &e->proc, e->hdr.ts_ns);
+	child = proc_update(m, &e->child, e->hdr.ts_ns);
+	/* Looked up again: the child's update may have replaced a reused pid. */
+	parent = model__find(m, e->proc.pid);
+	if (parent && !model__same_start(parent, e->proc.start_ns))
+		parent = NULL;
+	real_parent = model__find(m, e->child.ppid);
 	if (!child || child->lineage)
 		return;
-	if (real_parent && real_parent != parent)
+	if (real_parent && real_parent != parent && real_parent != child)
 		parent = real_parent;	/* CLONE_PARENT */
+	if (parent == child)
+		parent = NULL;
 	child->lineage = lineage__new(child, parent ? parent->lineage : NULL);
 	child->born_sid = child->sid;
 	child->born_pgid = child->pgid;
@@ -336,9 +343,10 @@ static void on_reap(struct model *m, const struct pgt_reap *e)
 /* Transition "reparent": the orphan's new parent, to be confirmed. */
 static void on_reparent(struct model *m, const struct pgt_reparent *e)
 {
-	struct mproc *c = model__find(m, e->child_pid);
+	struct mproc *c;
 
 	proc_update(m, &e->proc, e->hdr.ts_ns);
+	c = model__find(m, e->child_pid);
 	if (!c || !model__same_start(c, e->child_start_ns))
 		return;
 	if (c->ppid != e->reaper_pid) {

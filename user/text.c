@@ -15,18 +15,19 @@ void text__header(struct sbuf *sb)
 
 static void text_time(struct sbuf *sb, const struct fmt_ctx *fc, __u64 boot_ns)
 {
-	__s64 real = (__s64)boot_ns + fc->boot_to_real_ns;
-	time_t secs = real / 1000000000LL;
-	long msec = (real % 1000000000LL) / 1000000L;
 	struct tm tm;
 	char hms[16];
+	time_t secs;
+	long nsec, msec;
 
+	fmt__split_time(fc, boot_ns, &secs, &nsec);
+	msec = nsec / 1000000L;
 	if (fc->utc)
 		gmtime_r(&secs, &tm);
 	else
 		localtime_r(&secs, &tm);
 	strftime(hms, sizeof(hms), "%H:%M:%S", &tm);
-	sbuf__printf(sb, "%s.%03ld ", hms, msec < 0 ? 0 : msec);
+	sbuf__printf(sb, "%s.%03ld ", hms, msec);
 }
 
 static const char *tty_or_dash(const char *kname, __u32 tty_nr, char *buf, size_t len)
@@ -53,7 +54,7 @@ static void text_error(struct sbuf *sb, int ret)
 {
 	char buf[16];
 
-	sbuf__printf(sb, "failed: %s", decode__errname(-ret, buf, sizeof(buf)));
+	sbuf__printf(sb, "failed: %s", decode__errname((int)(0U - (unsigned int)ret), buf, sizeof(buf)));
 }
 
 static void text_grp_change(struct sbuf *sb, const struct pgt_grp *old, const struct pgt_proc *now)

@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * libFuzzer target: arbitrary bytes as a stream of ring-buffer records, fed
+ * through decode, the model, signal merging, escapes and both encoders, and
+ * the tree now and then. Input: repeated [u8 type][u16 length][bytes]; the
+ * record is the bytes, padded with zeros or cut to the length declared for
+ * the type (so that most inputs reach past validation), or taken as is when
+ * the type byte is 0xff (to exercise validation itself).
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "decode.h"
+#include "escape.h"
+#include "format.h"
+#include "model.h"
+#include "sigmerge.h"
+#include "tree.h"
+
+static const size_t sizes[PGT_TYPE_MAX] = {
+	[PGT_FORK] = sizeof(struct pgt_fork),
+	[PGT_EXEC] = sizeof(struct pgt_exec),
+	[PGT_EXIT] = sizeof(struct pgt_exit),
+	[PGT_SETSID] = sizeof(struct pgt_setsid),
+	[PGT_SETPGID] = sizeof(struct pgt_setpgid),
+	[PGT_SUBREAPER] = sizeof(struct pgt_subreaper),
+	[PGT_REPARENT] = sizeof(struct pgt_reparent),
+	[PGT_REAP] = sizeof(struct pgt_reap),
+	[PGT_SNAP] = sizeof(struct pgt_snap),
+	[PGT_SIGNAL] = sizeof(struct pgt_signal),
+	[PGT_TTY] = sizeof(struct pgt_tty),
+	[PGT_FOREGROUND] = sizeof(struct pgt_foreground),
+	[PGT_CGROUP] = sizeof(struct pgt_cgroup),
+};
+
+static struct sbuf out;
+static const struct fmt_ctx fc = { .boot_to_real_ns = 1700000000LL * 1000000000LL };
+
+static void on_cause(void *ctx, const struct sig_cause *c)
+{
+	json__signal(&out, &fc, c);
+	text__signal(&out, &fc, c);
+}
+
+static void on_escape(void *ctx, const struct escape *e)
+{
+	json__escape(&out, &fc, e);
+	text__escape(&out, &fc, e);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct model *m = model__new();
+	struct tree_opts to = { .ascii = true };
+	struct sigmerge sm;
+	struct escapes es;
+	__u64 aligned[1024];
+	unsigned int n = 0;
+
+	if (!m)
+		return 0;
+	sigmerge__init(&sm, on_cause, NULL);
+	escapes__init(&es, on_escape, NULL);
+	while (size >= 3) {
+		unsigned int type = data[0];
+		size_t len = (size_t)data[1] | (size_t)data[2] << 8, rec;
+		struct pgt_event ev;
+
+		data += 3;
+		size -= 3;
+		if (len > size)
+			len = size;
+		rec = type < PGT_TYPE_MAX && sizes[type] ? sizes[type] : len;
+		if (rec > sizeof(aligned))
+			rec = sizeof(aligned);
+		memset(aligned, 0, rec);
+		memcpy(aligned, data, len < rec ? len : rec);
+		if (type < PGT_TYPE_MAX && sizes[type]) {
+			((struct pgt_hdr *)aligned)->type = type;
+			((struct pgt_hdr *)aligned)->size = rec;
+		}
+		data += len;
+		size -= len;
+		sbuf__reset(&out);
+		if (decode__record(aligned, rec, &ev))
+			continue;
+		if (ev.hdr->type == PGT_SIGNAL) {
+			sigmerge__add(&sm, ev.signal);
+			continue;
+		}
+		escapes__classify(&es, m, &ev);
+		model__apply(m, &ev);
+		json__event(&out, &fc, &ev);
+		text__event(&out, &fc, &ev);
+		escapes__report(&es, m, &ev);
+		if (++n % 8 == 0) {
+			tree__render(m, &to, &fc, &out);
+			escapes__tick(&es, m, ev.hdr->ts_ns);
+		}
+	}
+	sigmerge__flush(&sm, 0);
+	escapes__flush(&es, m);
+	tree__render(m, &to, &fc, &out);
+	sigmerge__free(&sm);
+	escapes__free(&es);
+	model__free(m);
+	sbuf__free(&out);
+	return 0;
+}
