@@ -105,6 +105,11 @@ const char *decode__reason_name(unsigned int reason)
 	return "?";
 }
 
+size_t decode__record_size(unsigned int type)
+{
+	return type < PGT_TYPE_MAX ? record_size[type] : 0;
+}
+
 int decode__record(const void *data, size_t size, struct pgt_event *ev)
 {
 	const struct pgt_hdr *h = data;

@@ -40,6 +40,9 @@ struct exit_info {
 	bool core;	/* WCOREDUMP */
 };
 
+/* The size of a record of @type, 0 for an unknown type. */
+size_t decode__record_size(unsigned int type);
+
 /* Validate @size bytes at @data as one record. Returns 0 or -EINVAL. */
 int decode__record(const void *data, size_t size, struct pgt_event *ev);
 

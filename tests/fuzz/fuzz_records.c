@@ -17,22 +17,6 @@
 #include "sigmerge.h"
 #include "tree.h"
 
-static const size_t sizes[PGT_TYPE_MAX] = {
-	[PGT_FORK] = sizeof(struct pgt_fork),
-	[PGT_EXEC] = sizeof(struct pgt_exec),
-	[PGT_EXIT] = sizeof(struct pgt_exit),
-	[PGT_SETSID] = sizeof(struct pgt_setsid),
-	[PGT_SETPGID] = sizeof(struct pgt_setpgid),
-	[PGT_SUBREAPER] = sizeof(struct pgt_subreaper),
-	[PGT_REPARENT] = sizeof(struct pgt_reparent),
-	[PGT_REAP] = sizeof(struct pgt_reap),
-	[PGT_SNAP] = sizeof(struct pgt_snap),
-	[PGT_SIGNAL] = sizeof(struct pgt_signal),
-	[PGT_TTY] = sizeof(struct pgt_tty),
-	[PGT_FOREGROUND] = sizeof(struct pgt_foreground),
-	[PGT_CGROUP] = sizeof(struct pgt_cgroup),
-};
-
 static struct sbuf out;
 static const struct fmt_ctx fc = { .boot_to_real_ns = 1700000000LL * 1000000000LL };
 
@@ -72,12 +56,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		size -= 3;
 		if (len > size)
 			len = size;
-		rec = type < PGT_TYPE_MAX && sizes[type] ? sizes[type] : len;
+		rec = decode__record_size(type) ?: len;
 		if (rec > sizeof(aligned))
 			rec = sizeof(aligned);
 		memset(aligned, 0, rec);
 		memcpy(aligned, data, len < rec ? len : rec);
-		if (type < PGT_TYPE_MAX && sizes[type]) {
+		if (decode__record_size(type)) {
 			((struct pgt_hdr *)aligned)->type = type;
 			((struct pgt_hdr *)aligned)->size = rec;
 		}

@@ -59,8 +59,8 @@ def show_tree(label):
         sys.stderr.write("--- %s\n%s" % (label, tree))
 
 
-def job_pids(name):
-    """Children of bash running `name`, from /proc."""
+def children_named(name, parent):
+    """Processes running `name` whose parent is `parent`, from /proc."""
     out = []
     for d in os.listdir("/proc"):
         if d.isdigit():
@@ -70,25 +70,19 @@ def job_pids(name):
                 continue
             rest = stat[stat.rindex(")") + 2:].split()
             comm = stat[stat.index("(") + 1:stat.rindex(")")]
-            if comm == name and int(rest[1]) == bash:
+            if comm == name and int(rest[1]) == parent:
                 out.append(int(d))
     return sorted(out)
 
 
+def job_pids(name):
+    """bash's children running `name`."""
+    return children_named(name, bash)
+
+
 def job_pids_any(name):
     """Our descendants (by now adopted by us) running `name`."""
-    out = []
-    for d in os.listdir("/proc"):
-        if d.isdigit():
-            try:
-                stat = open("/proc/%s/stat" % d).read()
-            except OSError:
-                continue
-            rest = stat[stat.rindex(")") + 2:].split()
-            comm = stat[stat.index("(") + 1:stat.rindex(")")]
-            if comm == name and int(rest[1]) == os.getpid():
-                out.append(int(d))
-    return out
+    return children_named(name, os.getpid())
 
 
 bash, fd = pty.fork()

@@ -96,6 +96,12 @@ p = subprocess.run([PGRPTRACE, "--verify"], capture_output=True, text=True, time
 t.eq(p.returncode, 0, "verify: exit 0")
 t.ok(p.stdout.strip().endswith("0 differences"), "verify: no difference", p.stdout[-500:])
 
+# Where iterators do not load, the snapshot comes from /proc, said once.
+p = subprocess.run([PGRPTRACE, "--verify"], capture_output=True, text=True, timeout=60,
+                   env=dict(os.environ, PGRPTRACE_TEST_NO_ITER="1"))
+t.eq(p.returncode, 0, "no iterator: verify passes from the /proc snapshot")
+t.eq(p.stderr.count("task iterators are not available"), 1, "no iterator: said once on stderr")
+
 # A known workload drawn as a tree.
 facts_path = tempfile.mktemp(prefix="pgt-tree-facts-")
 w = subprocess.Popen(workload("tree"), env=dict(os.environ, PGT_FACTS=facts_path),
