@@ -3,6 +3,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "model.h"
+#include "procfs.h"
 
 struct model *model__new(void)
 {
@@ -353,6 +354,8 @@ static void on_reparent(struct model *m, const struct pgt_reparent *e)
 		c->adopted_from = c->ppid;
 		c->ppid = e->reaper_pid;
 		c->predicted_ppid = e->reaper_pid;
+		if (m->npredicted < sizeof(m->predicted) / sizeof(m->predicted[0]))
+			m->predicted[m->npredicted++] = c->pid;
 	}
 	c->updated_ns = e->hdr.ts_ns;
 	m->generation++;
@@ -568,6 +571,31 @@ void model__snapshot_done(struct model *m)
 			p->born_pgid = p->pgid;
 		}
 	}
+}
+
+void model__confirm_reparents(struct model *m, __u64 now_ns, __u64 age_ns)
+{
+	unsigned int i, kept = 0;
+	struct proc_stat st;
+	struct mproc *p;
+
+	for (i = 0; i < m->npredicted; i++) {
+		p = model__find(m, m->predicted[i]);
+		if (!p || !p->predicted_ppid)
+			continue;
+		if (now_ns && now_ns - p->updated_ns < age_ns) {
+			m->predicted[kept++] = m->predicted[i];
+			continue;
+		}
+		if (procfs__read_stat((pid_t)p->pid, &st) == 0 && (__u32)st.ppid != p->ppid &&
+		    st.ppid > 0) {
+			note(m, NOTE_REPARENT_MISMATCH, p->pid, p->predicted_ppid, (__u32)st.ppid);
+			p->ppid = (__u32)st.ppid;
+			m->generation++;
+		}
+		p->predicted_ppid = 0;
+	}
+	m->npredicted = kept;
 }
 
 void model__resync_begin(struct model *m)

@@ -108,6 +108,8 @@ struct model {
 	void *note_ctx;
 	__u64 generation;	/* bumped by every change */
 	bool resyncing;		/* snapshot records now correct the model */
+	__u32 predicted[256];	/* orphans whose new parent awaits confirmation */
+	unsigned int npredicted;
 };
 
 struct model *model__new(void);
@@ -127,6 +129,13 @@ void model__clear(struct model *m);
  * not see are removed. Corrected processes stay marked uncertain.
  */
 void model__resync_begin(struct model *m);
+
+/*
+ * A reparent is predicted just before the kernel does it; a subreaper can
+ * exit or change in between. Confirm predictions older than @age_ns against
+ * /proc (the child's ppid now), correcting and noting any mismatch.
+ */
+void model__confirm_reparents(struct model *m, __u64 now_ns, __u64 age_ns);
 void model__resync_end(struct model *m);
 
 struct mproc *model__find(const struct model *m, __u32 pid);

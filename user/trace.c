@@ -356,6 +356,7 @@ static void run_verify(struct session *s)
 	for (i = 0; i < VERIFY_TRIES; i++) {
 		ring_buffer__consume(s->rb);
 		sigmerge__flush(&s->sigs, 0);
+		model__confirm_reparents(s->model, 0, 0);
 		sbuf__reset(&report);
 		err = verify__run(s->model, &report, &res);
 		if (err || !res.differences)
@@ -574,6 +575,7 @@ static int stream(struct session *s)
 			take_snapshot(s, true);
 		}
 		escapes__tick(&s->escapes, s->model, now_ns(CLOCK_BOOTTIME));
+		model__confirm_reparents(s->model, now_ns(CLOCK_BOOTTIME), 20000000ULL);
 		if (reopen_requested) {
 			reopen_requested = 0;
 			err = output__reopen(s->out);
