@@ -356,6 +356,11 @@ static void run_verify(struct session *s)
 	for (i = 0; i < VERIFY_TRIES; i++) {
 		ring_buffer__consume(s->rb);
 		sigmerge__flush(&s->sigs, 0);
+		check_losses(s);
+		if (s->need_resync) {
+			s->need_resync = false;
+			take_snapshot(s, true);
+		}
 		model__confirm_reparents(s->model, 0, 0);
 		sbuf__reset(&report);
 		err = verify__run(s->model, &report, &res);

@@ -22,11 +22,15 @@ def summaries(run):
 r = run_tracer(["--verify", "--", FIDELITY, "1", str(SEEDS), str(STEPS)], timeout=900)
 s = summaries(r)
 expected_points = SEEDS * (STEPS // 8 + 1) + 1   # quiet points, plus the final check
-t.eq(r.rc, 0, "fidelity: tracer and generator exit 0")
+lost = [l for l in r.out.splitlines() if " lost " in l]
+if lost:
+    t.diag("losses during the run (resynced): %s" % lost[:3])
+if not t.eq(r.rc, 0, "fidelity: tracer and generator exit 0"):
+    t.diag(r.err[-1500:])
 t.eq(len(s), expected_points, "fidelity: every quiet point was checked")
 t.ok(all(n > 10 for n, _ in s), "fidelity: whole machine compared each time")
 bad = [l for l in r.out.splitlines() if l.startswith("verify: pid")]
-t.eq(bad, [], "fidelity: model equals /proc at every quiet point, %d seeds" % SEEDS)
+t.eq(bad[:10], [], "fidelity: model equals /proc at every quiet point, %d seeds" % SEEDS)
 t.eq(sum(d for _, d in s), 0, "fidelity: zero differences in total")
 t.diag("%d quiet points, %d process comparisons" % (len(s), sum(n for n, _ in s)))
 
