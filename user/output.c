@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <poll.h>
 #include <unistd.h>
 #include <sys/stat.h>
 #include "output.h"
@@ -17,6 +18,7 @@ struct output {
 	bool json;
 	bool own_fd;
 	int err;		/* first write error, as -errno */
+	bool stall_warned;	/* said once that the reader stopped reading */
 	struct fmt_ctx fc;
 	struct sbuf pending;	/* whole lines not yet written */
 	struct sbuf line;	/* the line being formatted */
@@ -194,6 +196,19 @@ int output__flush(struct output *o)
 		return o->err;
 	if (o->own_fd && o->pending.len && !fstat(o->fd, &st) && S_ISREG(st.st_mode))
 		start = st.st_size;
+	if (o->pending.len && !o->stall_warned) {
+		struct pollfd pfd = { .fd = o->fd, .events = POLLOUT };
+
+		/*
+		 * A reader that stopped reading: the write below will wait, and
+		 * meanwhile the kernel side drops (and counts) what it cannot queue.
+		 */
+		if (poll(&pfd, 1, 0) == 0) {
+			fprintf(stderr, "pgrptrace: the output is not being read; events that do "
+					"not fit in the ring buffer meanwhile are counted as lost\n");
+			o->stall_warned = true;
+		}
+	}
 	while (off < o->pending.len) {
 		n = write(o->fd, o->pending.buf + off, o->pending.len - off);
 		if (n < 0) {

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
+#include <langinfo.h>
+#include <locale.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -66,6 +68,7 @@ struct session {
 	bool filtering;			/* the BPF side reports traced tgids only */
 	unsigned int skip_type;		/* PGRPTRACE_TEST_SKIP */
 	struct sbuf last_tree;		/* the last tree drawn */
+	bool utf8;			/* box glyphs: a UTF-8 terminal, no --ascii */
 	struct sigmerge sigs;		/* signal causes being assembled */
 	struct escapes escapes;		/* escape detection */
 	bool print_escapes;		/* escapes go to the output */
@@ -418,7 +421,7 @@ static void serve_verify_request(struct session *s)
 static void draw_tree(struct session *s, bool clear)
 {
 	struct tree_opts to = {
-		.ascii = s->opts->ascii,
+		.ascii = !s->utf8,
 		.json = s->opts->json,
 		.has_session = s->opts->has_session,
 		.session = s->opts->session,
@@ -642,6 +645,10 @@ int trace__run(const struct opts *o)
 	int release_fd = -1, ret = 1, werr;
 
 	install_handlers(o->output != NULL);
+	/* Box-drawing glyphs only where they will render: pstree's rule. */
+	setlocale(LC_CTYPE, "");
+	s.utf8 = !o->ascii && !o->output && isatty(STDOUT_FILENO) &&
+		 !strcmp(nl_langinfo(CODESET), "UTF-8");
 	if (decode__init_boot_id())
 		decode__set_boot_id("unknown");
 	s.model = model__new();

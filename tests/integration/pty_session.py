@@ -75,9 +75,14 @@ def children_named(name, parent):
     return sorted(out)
 
 
-def job_pids(name):
-    """bash's children running `name`."""
-    return children_named(name, bash)
+def job_pids(name, want=1, timeout=5.0):
+    """bash's children running `name`, once `want` of them have exec'd."""
+    end = time.time() + timeout
+    while True:
+        found = children_named(name, bash)
+        if len(found) >= want or time.time() > end:
+            return found
+        time.sleep(0.02)
 
 
 def job_pids_any(name):
@@ -110,10 +115,6 @@ if len(sys.argv) > 1 and sys.argv[1] == "clean":
 if len(sys.argv) > 1 and sys.argv[1] == "nohup":
     # A job that ignores SIGHUP survives the login shell's exit.
     cmd(b"nohup sleep 30 >/dev/null 2>&1 &\n")
-    for _ in range(100):           # until nohup has exec'd sleep
-        if job_pids("sleep"):
-            break
-        time.sleep(0.02)
     fact(what="nohup", pids=job_pids("sleep"))
     os.write(fd, b"exit\n")
     os.waitpid(bash, 0)
@@ -146,7 +147,7 @@ os.write(fd, b"\x03")              # ^C
 read_until(fd, b"PGT$ ")
 os.write(fd, b"sleep 60 | sleep 61\n")
 time.sleep(0.5)
-pipeline = job_pids("sleep")
+pipeline = job_pids("sleep", 2)
 fact(what="pipeline", pids=pipeline)
 quiet_point()
 os.write(fd, b"\x03")              # ^C to both

@@ -100,6 +100,42 @@ t.eq(rc, 1, "closed stdout: exit code 1")
 t.ok("Broken pipe" in err, "closed stdout: says Broken pipe", err.strip())
 check_nothing_left(t, "closed stdout")
 
+# A reader that stops reading (but keeps the pipe open) is noticed.
+rfd, wfd = os.pipe()
+p = subprocess.Popen([PGRPTRACE, "--json", "--", "sh", "-c",
+                      "i=0; while [ $i -lt 400 ]; do /bin/true; i=$((i+1)); done"],
+                     stdout=wfd, stderr=subprocess.PIPE, text=True, start_new_session=True)
+os.close(wfd)
+time.sleep(4)                      # nobody reads: the pipe fills up
+try:
+    import fcntl
+    fl = fcntl.fcntl(rfd, fcntl.F_GETFL)
+    fcntl.fcntl(rfd, fcntl.F_SETFL, fl | os.O_NONBLOCK)
+    while True:
+        try:
+            if not os.read(rfd, 65536):
+                break
+        except BlockingIOError:
+            time.sleep(0.1)
+            if p.poll() is not None:
+                try:
+                    while os.read(rfd, 65536):
+                        pass
+                except BlockingIOError:
+                    pass
+                break
+    err = p.stderr.read()
+    p.wait(timeout=30)
+finally:
+    os.close(rfd)
+    try:
+        os.killpg(p.pid, 9)
+    except ProcessLookupError:
+        pass
+t.ok("not being read" in err, "stalled reader: said on stderr", err.strip()[:300])
+t.eq(p.returncode, 0, "stalled reader: the run still ends well once read")
+check_nothing_left(t, "stalled reader")
+
 # SIGTERM and SIGINT stop cleanly with exit 0.
 for sig in (15, 2):
     p = subprocess.Popen([PGRPTRACE, "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,

@@ -54,8 +54,8 @@ if t.eq(len(d), 1, "double fork: one daemonize escape"):
          "double fork: lineage middle, then the workload")
 
 # start-stop-daemon --background.
-r = run_tracer(["--escapes", "--json", "--", "start-stop-daemon", "--start", "--background",
-                "--exec", "/usr/bin/sleep", "--", "2"])
+r = run_tracer(["--escapes", "--json", "--", "sh", "-c",
+                "start-stop-daemon --start --background --exec /usr/bin/sleep -- 5; sleep 0.5"])
 s = survivors(r, "sleep")
 if t.eq(len(s), 1, "start-stop-daemon: the daemon is still alive at the end"):
     pid = s[0]["process"]["pid"]

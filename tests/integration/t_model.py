@@ -127,7 +127,12 @@ session {d}  leader {d} workload  no tty  uid 0
 t.eq(p.stdout, want, "tree: the expected drawing")
 p = subprocess.run([PGRPTRACE, "--snapshot", "-p", str(f["w"])], capture_output=True, text=True,
                    timeout=60)
-t.ok("└─ " in p.stdout and "├─ " in p.stdout, "tree: UTF-8 glyphs unless --ascii", p.stdout)
+t.eq(p.stdout, want, "tree: ASCII on a pipe")
+p = subprocess.run(["script", "-qec", "%s --snapshot -p %d" % (PGRPTRACE, f["w"]), "/dev/null"],
+                   capture_output=True, text=True, timeout=60,
+                   env=dict(os.environ, LC_ALL="C.UTF-8"))
+t.ok("└─ " in p.stdout and "├─ " in p.stdout, "tree: UTF-8 glyphs on a UTF-8 terminal",
+     p.stdout[:200])
 p = subprocess.run([PGRPTRACE, "--snapshot", "--session", str(f["d"])], capture_output=True,
                    text=True, timeout=60)
 t.eq(p.stdout.splitlines()[0].split()[:2], ["session", str(f["d"])], "tree: --session filter")
