@@ -72,20 +72,28 @@ static void where_of(struct escape_where *w, const struct pgt_proc *c)
 	memcpy(w->tty, c->tty, sizeof(w->tty));
 }
 
+/* An escape of @proc shown by the record @h, from and to where @proc is. */
+static void escape_init(struct escape *e, const struct model *m, enum escape_kind kind,
+			const struct pgt_hdr *h, const struct pgt_proc *proc)
+{
+	memset(e, 0, sizeof(*e));
+	e->kind = kind;
+	e->seq = h->seq;
+	e->ts_ns = h->ts_ns;
+	e->proc = *proc;
+	e->p = model__find(m, proc->pid);
+	if (e->p && !model__same_start(e->p, proc->start_ns))
+		e->p = NULL;
+	where_of(&e->from, proc);
+	where_of(&e->to, proc);
+}
+
 static void report(struct escapes *es, const struct model *m, enum escape_kind kind,
 		   const struct pgt_hdr *h, const struct pgt_proc *proc)
 {
-	struct escape e = {};
+	struct escape e;
 
-	e.kind = kind;
-	e.seq = h->seq;
-	e.ts_ns = h->ts_ns;
-	e.proc = *proc;
-	e.p = model__find(m, proc->pid);
-	if (e.p && !model__same_start(e.p, proc->start_ns))
-		e.p = NULL;
-	where_of(&e.from, proc);
-	where_of(&e.to, proc);
+	escape_init(&e, m, kind, h, proc);
 	es->fn(es->ctx, &e);
 }
 
@@ -153,40 +161,28 @@ static void release_held(struct escapes *es, const struct model *m, __u32 login_
 
 static void on_setsid(struct escapes *es, const struct model *m, const struct pgt_setsid *s)
 {
-	struct escape e = {};
+	struct escape e;
 
 	if (s->ret < 0)
 		return;
-	e.kind = ESC_SETSID;
-	e.seq = s->hdr.seq;
-	e.ts_ns = s->hdr.ts_ns;
-	e.proc = s->proc;
-	e.p = model__find(m, s->proc.pid);
+	escape_init(&e, m, ESC_SETSID, &s->hdr, &s->proc);
 	e.from.sid = s->old.sid;
 	e.from.pgid = s->old.pgid;
-	e.from.ppid = s->proc.ppid;
 	e.from.tty_nr = s->old.tty_nr;
 	memcpy(e.from.tty, s->old.tty, sizeof(e.from.tty));
-	where_of(&e.to, &s->proc);
 	hold_setsid(es, &e);
 }
 
 static void on_setpgid(struct escapes *es, const struct model *m, const struct pgt_event *ev)
 {
 	const struct pgt_setpgid *s = ev->setpgid;
-	struct escape e = {};
+	struct escape e;
 
 	if (s->ret < 0 || !s->target_found || (ev->notes & EV_JOB_CONTROL) ||
 	    s->old.pgid == s->target.pgid)
 		return;
-	e.kind = ESC_PGRP;
-	e.seq = s->hdr.seq;
-	e.ts_ns = s->hdr.ts_ns;
-	e.proc = s->target;
-	e.p = model__find(m, s->target.pid);
-	where_of(&e.from, &s->target);
+	escape_init(&e, m, ESC_PGRP, &s->hdr, &s->target);
 	e.from.pgid = s->old.pgid;
-	where_of(&e.to, &s->target);
 	es->fn(es->ctx, &e);
 }
 
@@ -255,35 +251,23 @@ void escapes__report(struct escapes *es, struct model *m, const struct pgt_event
 			release_held(es, m, t->proc.pid, 0);
 		/* A process giving up its own tty; the kernel's sweeps are not choices. */
 		if (!t->acquire && t->how == PGT_TTY_TIOCNOTTY) {
-			struct escape e = {};
+			struct escape e;
 
-			e.kind = ESC_TTY_DROP;
-			e.seq = t->hdr.seq;
-			e.ts_ns = t->hdr.ts_ns;
-			e.proc = t->proc;
-			e.p = model__find(m, t->proc.pid);
-			where_of(&e.from, &t->proc);
+			escape_init(&e, m, ESC_TTY_DROP, &t->hdr, &t->proc);
 			e.from.tty_nr = t->tty_nr;
 			memcpy(e.from.tty, t->tty, sizeof(e.from.tty));
-			where_of(&e.to, &t->proc);
 			e.to.tty_nr = 0;
 			e.to.tty[0] = '\0';
 			es->fn(es->ctx, &e);
 		}
 		break;
 	case PGT_CGROUP: {
-		struct escape e = {};
+		struct escape e;
 
 		/* The unified hierarchy only: v1 repeats the move once per controller. */
 		if (ev->cgroup->hierarchy_id != 0)
 			break;
-		e.kind = ESC_CGROUP;
-		e.seq = ev->hdr->seq;
-		e.ts_ns = ev->hdr->ts_ns;
-		e.proc = ev->cgroup->proc;
-		e.p = model__find(m, e.proc.pid);
-		where_of(&e.from, &e.proc);
-		where_of(&e.to, &e.proc);
+		escape_init(&e, m, ESC_CGROUP, ev->hdr, &ev->cgroup->proc);
 		memcpy(e.detail, ev->cgroup->path, sizeof(e.detail));
 		es->fn(es->ctx, &e);
 		break;

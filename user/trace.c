@@ -82,6 +82,7 @@ struct session {
 	bool need_resync;		/* events were lost: re-read the machine */
 	unsigned int resyncs;
 	pid_t child;			/* the command, 0 if none */
+	__u64 child_start_ns;		/* with child: its identity */
 	int child_status;
 	bool child_done;
 };
@@ -138,7 +139,7 @@ static void report_survivors(struct session *s)
 		if (p->zombie || p->pid == (__u32)s->child)
 			continue;
 		for (l = p->lineage ? p->lineage->parent : NULL; l; l = l->parent)
-			if (l->pid == (__u32)s->child)
+			if (l->pid == (__u32)s->child && l->start_ns == s->child_start_ns)
 				break;
 		if (l)
 			output__survivor(s->out, p, now);
@@ -683,6 +684,11 @@ int trace__run(const struct opts *o)
 		output__start(s.out);
 	if (take_snapshot(&s, false))
 		goto out;
+	if (s.child) {
+		const struct mproc *cp = model__find(s.model, (__u32)s.child);
+
+		s.child_start_ns = cp ? cp->start_ns : 0;
+	}
 	if (o->snapshot || (o->verify && !o->cmd)) {
 		if (o->snapshot)
 			draw_tree(&s, false);
