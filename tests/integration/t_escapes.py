@@ -55,10 +55,20 @@ if t.eq(len(d), 1, "double fork: one daemonize escape"):
 
 # start-stop-daemon --background.
 r = run_tracer(["--escapes", "--json", "--", "sh", "-c",
-                "start-stop-daemon --start --background --exec /usr/bin/sleep -- 5; sleep 0.5"])
-s = [x for x in survivors(r, "sleep")
-     if any(a["comm"].startswith("start-stop") for a in x["lineage"])]
-if t.eq(len(s), 1, "start-stop-daemon: the daemon is still alive at the end"):
+                "start-stop-daemon --start --background --exec /usr/bin/sleep -- 5; sleep 1"])
+s = [x for x in survivors(r) if x["process"]["comm"] in ("sleep", "start-stop-daem") and
+     any(a["comm"].startswith("start-stop") for a in x["lineage"])]
+if not t.eq(len(s), 1, "start-stop-daemon: the daemon is still alive at the end"):
+    t.diag("survivors: %s" % [(x["process"]["pid"], x["process"]["comm"],
+                               [a["comm"] for a in x["lineage"]]) for x in survivors(r)])
+    t.diag("escapes: %s" % [(e["kind"], e["process"]["pid"], e["process"]["comm"])
+                            for e in r.of("escape")])
+    for x in survivors(r):             # all started by this test
+        try:
+            os.kill(x["process"]["pid"], 9)
+        except ProcessLookupError:
+            pass
+else:
     pid = s[0]["process"]["pid"]
     line = {pid} | {a["pid"] for a in s[0]["lineage"]}
     t.ok(any(e["process"]["pid"] in line for e in escapes(r, "setsid")),
