@@ -10,6 +10,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 
 from harness import Tap, check_nothing_left, run_tracer, workload
 
@@ -53,10 +54,14 @@ if t.eq(len(d), 1, "double fork: one daemonize escape"):
     t.eq([a["pid"] for a in d[0]["lineage"]][:2], [f["middle"], f["pid"]],
          "double fork: lineage middle, then the workload")
 
-# start-stop-daemon --background.
+# start-stop-daemon --background. It refuses to start a second daemon of the
+# same executable, so the daemon is a private copy of sleep.
+bindir = tempfile.mkdtemp(prefix="pgt-ssd-")
+daemon = os.path.join(bindir, "pgtdaemon")
+shutil.copy("/usr/bin/sleep", daemon)
 r = run_tracer(["--escapes", "--json", "--", "sh", "-c",
-                "start-stop-daemon --start --background --exec /usr/bin/sleep -- 5; sleep 1"])
-s = [x for x in survivors(r) if x["process"]["comm"] in ("sleep", "start-stop-daem") and
+                "start-stop-daemon --start --background --exec %s -- 5; sleep 1" % daemon])
+s = [x for x in survivors(r) if x["process"]["comm"] in ("pgtdaemon", "start-stop-daem") and
      any(a["comm"].startswith("start-stop") for a in x["lineage"])]
 if not t.eq(len(s), 1, "start-stop-daemon: the daemon is still alive at the end"):
     t.diag("survivors: %s" % [(x["process"]["pid"], x["process"]["comm"],
@@ -76,6 +81,7 @@ else:
     t.ok(escapes(r, "daemonize", pid) or escapes(r, "reparent", pid),
          "start-stop-daemon: and was left by its parent")
     os.kill(pid, 9)
+shutil.rmtree(bindir, ignore_errors=True)
 
 # A tmux server daemonizes (a private socket, killed afterwards).
 sock = "pgt-test-%d" % os.getpid()
