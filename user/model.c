@@ -598,6 +598,23 @@ void model__confirm_reparents(struct model *m, __u64 now_ns, __u64 age_ns)
 	m->npredicted = kept;
 }
 
+void model__drop_reaped(struct model *m)
+{
+	long tick_ns = 1000000000L / sysconf(_SC_CLK_TCK);
+	struct mproc *p, *tmp;
+	struct proc_stat st;
+
+	HASH_ITER(hh, m->procs, p, tmp) {
+		if (!p->zombie)
+			continue;
+		/* Still there, and the same process (not a reused pid). */
+		if (procfs__read_stat((pid_t)p->pid, &st) == 0 &&
+		    st.start_ticks == p->start_ns / (__u64)tick_ns)
+			continue;
+		proc_remove(m, p);
+	}
+}
+
 void model__resync_begin(struct model *m)
 {
 	struct mproc *p, *tmp;

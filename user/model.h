@@ -136,6 +136,13 @@ void model__resync_begin(struct model *m);
  * /proc (the child's ppid now), correcting and noting any mismatch.
  */
 void model__confirm_reparents(struct model *m, __u64 now_ns, __u64 age_ns);
+
+/*
+ * The free that reports a reap (sched_process_free) runs after an RCU grace
+ * period, which lazy RCU can stretch to seconds. Remove the zombies /proc no
+ * longer shows: they were reaped.
+ */
+void model__drop_reaped(struct model *m);
 void model__resync_end(struct model *m);
 
 struct mproc *model__find(const struct model *m, __u32 pid);

@@ -366,6 +366,7 @@ static void run_verify(struct session *s)
 			take_snapshot(s, true);
 		}
 		model__confirm_reparents(s->model, 0, 0);
+		model__drop_reaped(s->model);
 		sbuf__reset(&report);
 		err = verify__run(s->model, &report, &res);
 		if (err || !res.differences)
