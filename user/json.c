@@ -54,18 +54,29 @@ static void json_id_or_null(struct sbuf *sb, const char *key, __u32 v)
 		sbuf__printf(sb, "\"%s\":%u", key, v);
 }
 
-static void json_tty(struct sbuf *sb, const char *kname, __u32 tty_nr)
+/* "pts/3" or null; false for null. */
+static bool json_tty_name(struct sbuf *sb, const char *kname, __u32 tty_nr)
 {
-	unsigned int major, minor;
 	char name[32];
 
 	if (!decode__tty_name(kname, tty_nr, name, sizeof(name))) {
-		sbuf__puts(sb, "\"tty\":null,\"tty_dev\":null");
+		sbuf__puts(sb, "null");
+		return false;
+	}
+	sbuf__put_json_str(sb, name, sizeof(name));
+	return true;
+}
+
+static void json_tty(struct sbuf *sb, const char *kname, __u32 tty_nr)
+{
+	unsigned int major, minor;
+
+	sbuf__puts(sb, "\"tty\":");
+	if (!json_tty_name(sb, kname, tty_nr)) {
+		sbuf__puts(sb, ",\"tty_dev\":null");
 		return;
 	}
 	decode__tty_dev(tty_nr, &major, &minor);
-	sbuf__puts(sb, "\"tty\":");
-	sbuf__put_json_str(sb, name, sizeof(name));
 	sbuf__printf(sb, ",\"tty_dev\":{\"major\":%u,\"minor\":%u}", major, minor);
 }
 
@@ -92,27 +103,11 @@ static void json_proc(struct sbuf *sb, const char *key, const struct pgt_proc *p
 		     p->flags & PGT_F_IS_SUBREAPER ? "true" : "false");
 }
 
-/* "pts/3" or null. */
-static void json_tty_name(struct sbuf *sb, const char *kname, __u32 tty_nr)
-{
-	char name[32];
-
-	if (decode__tty_name(kname, tty_nr, name, sizeof(name)))
-		sbuf__put_json_str(sb, name, sizeof(name));
-	else
-		sbuf__puts(sb, "null");
-}
-
 static void json_grp(struct sbuf *sb, const char *key, __u32 pgid, __u32 sid, const char *tty,
 		     __u32 tty_nr)
 {
-	char name[32];
-
 	sbuf__printf(sb, ",\"%s\":{\"pgid\":%u,\"sid\":%u,\"tty\":", key, pgid, sid);
-	if (decode__tty_name(tty, tty_nr, name, sizeof(name)))
-		sbuf__put_json_str(sb, name, sizeof(name));
-	else
-		sbuf__puts(sb, "null");
+	json_tty_name(sb, tty, tty_nr);
 	sbuf__putc(sb, '}');
 }
 

@@ -76,7 +76,6 @@ struct session {
 	struct queued *queue, **queue_tail;
 	__u64 drops_seen[PGT_TYPE_MAX];	/* drop counters already reported */
 	__u64 last_loss_check_ns;
-	__u64 records;			/* records received */
 	__u64 bad_records;		/* records that failed validation */
 	unsigned int verify_diffs;	/* differences found by all checks */
 	bool need_resync;		/* events were lost: re-read the machine */
@@ -230,7 +229,6 @@ static int on_record(void *ctx, void *data, size_t size)
 			fprintf(stderr, "pgrptrace: skipping a malformed record (%zu bytes)\n", size);
 		return 0;
 	}
-	s->records++;
 	if (s->queueing) {
 		q = malloc(sizeof(*q) + size);
 		if (!q)

@@ -209,7 +209,6 @@ void tree__render(const struct model *m, const struct tree_opts *o, const struct
 	struct run *groups = NULL, *sessions = NULL;
 	size_t n = 0, ng = 0, ns = 0, i, j, k;
 	struct mproc *p, *tmp;
-	char when[64];
 
 	c.procs = malloc((model__count(m) + 1) * sizeof(*c.procs));
 	groups = malloc((model__count(m) + 1) * sizeof(*groups));
@@ -246,7 +245,6 @@ void tree__render(const struct model *m, const struct tree_opts *o, const struct
 	qsort(sessions, ns, sizeof(*sessions), cmp_run);
 
 	if (o->json) {
-		fmt__rfc3339(fc, 0, when, sizeof(when));
 		sbuf__printf(out, "{\"schema\":%d,\"sessions\":[", PGT_SCHEMA_VERSION);
 	}
 	for (i = 0; i < ns; i++) {
