@@ -257,8 +257,8 @@ static struct mproc *proc_update(struct model *m, const struct pgt_proc *c, __u6
 }
 
 /*
- * Programs that start a login: their session is an entry even without a tty
- * (ssh host cmd).
+ * Programs that start a login: the session a child of theirs starts is an
+ * entry even without a tty (ssh host cmd).
  */
 static bool is_login_program(const char *comm)
 {
@@ -273,15 +273,20 @@ static bool is_login_program(const char *comm)
 }
 
 /*
- * The first session with a controlling tty (or started by a login program)
- * in a process's lineage is its login: its leader is the entry leader. A
- * process that has one keeps it, whatever it does later.
+ * A process's login is the first session in its lineage that has a
+ * controlling tty, or that a child of a login program started (sshd's
+ * session child, once it runs the user's shell): its leader is the entry
+ * leader, as ECS's process.entry_leader. sshd's own per-connection sessions
+ * are not logins. A process that has one keeps it, whatever it does later.
  */
 static void maybe_entry(struct mproc *p)
 {
+	const struct lineage *up;
+
 	if (p->entry || !p->lineage || !(p->flags & PGT_F_SESSION_LEADER))
 		return;
-	if (!p->tty_nr && !is_login_program(p->comm))
+	up = p->lineage->parent;
+	if (!p->tty_nr && (!up || !is_login_program(up->comm) || is_login_program(p->comm)))
 		return;
 	p->entry = lineage__get(p->lineage);
 	p->entry->tty_nr = p->tty_nr;
@@ -317,8 +322,10 @@ static void on_proc_exec(struct model *m, const struct pgt_exec *e)
 {
 	struct mproc *p = proc_update(m, &e->proc, e->hdr.ts_ns);
 
-	if (p && p->lineage)
+	if (p && p->lineage) {
 		memcpy(p->lineage->comm, p->comm, sizeof(p->comm));
+		maybe_entry(p);		/* sshd's session child becomes the shell */
+	}
 }
 
 /* Transition "exit": a zombie until reaped; it stays in its group. */

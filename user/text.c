@@ -243,10 +243,16 @@ static void text_login(struct sbuf *sb, const struct mproc *p)
 		return;
 	sbuf__printf(sb, " [login %u ", p->entry->pid);
 	sbuf__put_text(sb, p->entry->comm, sizeof(p->entry->comm));
-	sbuf__printf(sb, " %s]", tty_or_dash(p->entry->tty, p->entry->tty_nr, name, sizeof(name)));
+	sbuf__putc(sb, ' ');
+	sbuf__puts(sb, tty_or_dash(p->entry->tty, p->entry->tty_nr, name, sizeof(name)));
+	if (p->auid != PGT_ID_UNSET)
+		sbuf__printf(sb, " auid %u", p->auid);
+	if (p->ses != PGT_ID_UNSET)
+		sbuf__printf(sb, " ses %u", p->ses);
+	sbuf__putc(sb, ']');
 }
 
-/* "ESCAPE daemonize: ppid 812 -> 1 [login 700 sshd pts/0]", in red on a terminal. */
+/* "ESCAPE daemonize: ppid 812 -> 1 [login 700 bash pts/0 auid 1000 ses 3]", in red on a terminal. */
 void text__escape(struct sbuf *sb, const struct fmt_ctx *fc, const struct escape *e)
 {
 	text_time(sb, fc, e->ts_ns);

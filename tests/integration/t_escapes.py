@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 """Escapes from real programs, field by field: setsid -f, nohup and a login
 shell's exit, a double fork, start-stop-daemon, a tmux server, a cgroup move,
-unshare --pid --fork; an interactive shell's job control is not one; hostile
-process names in every output mode."""
+unshare --pid --fork, a login over a real sshd with PAM; an interactive
+shell's job control is not one; hostile process names in every output mode."""
 import json
 import os
 import re
@@ -142,6 +142,32 @@ if t.eq([e["process"]["pid"] for e in ol], job, "nohup: the job outlived its log
     t.eq(o and o["pid"], bash, "nohup: its entry leader is the login shell")
     t.ok(o and o["tty"] and o["tty"].startswith("pts/"), "nohup: on the login's tty", o)
     t.eq(ol[0]["lineage"][0]["pid"], bash, "nohup: lineage reaches the login")
+
+# A login over a real sshd with PAM: pam_loginuid sets the audit loginuid and
+# session, and the escapes from that login carry them and its shell.
+r = run_tracer(["--escapes", "--json", "--", sys.executable,
+                os.path.join(here, "ssh_login.py")], timeout=90)
+if r.rc == 77:
+    t.skip("ssh login: escapes carry auid and ses", r.err.strip().splitlines()[-1])
+elif t.eq(r.rc, 0, "ssh login: sshd ran and the login succeeded") and r.fact("login"):
+    f = r.fact("login")[0]
+    t.ok(f["auid"] != 4294967295 and f["ses"] != 4294967295,
+         "ssh login: pam_loginuid set the loginuid and session", f)
+    ss = [e for e in escapes(r, "setsid") if e["process"]["comm"] in ("setsid", "sleep")]
+    if t.eq(len(ss), 1, "ssh login: one setsid escape from the login"):
+        o = ss[0]["origin"]
+        t.eq((o["auid"], o["ses"]), (f["auid"], f["ses"]),
+             "ssh login: the escape carries the login's auid and ses")
+        t.eq((ss[0]["process"]["auid"], ss[0]["process"]["ses"]), (f["auid"], f["ses"]),
+             "ssh login: and so does the escaping process")
+        el = o["entry_leader"] or {}
+        t.eq((el.get("pid"), el.get("comm"), el.get("tty")),
+             (f["pid"], "bash", f["tty"].replace("/dev/", "")),
+             "ssh login: its entry leader is the login shell on its pty")
+        t.eq(ss[0]["lineage"][-1]["pid"], f["pid"], "ssh login: lineage ends at the login")
+    ol = escapes(r, "outlived_login", f["job"])
+    t.ok(ol and ol[0]["origin"]["ses"] == f["ses"],
+         "ssh login: the nohup job outlived the login, same ses", [e["origin"] for e in ol])
 
 # Hostile names: every mode keeps one record per line, and the bytes come back.
 names = ["new\nline", "\x1b[2J\x1b[H", "q\"uo'te", "back\\slash", b"\xff\xfe\x80bad",
