@@ -1,8 +1,17 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # pgrptrace: build, test, install. `make help` lists the targets.
 
+HOST_ARCH	:= $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+ARCH		?= $(HOST_ARCH)
+
 # SANITIZE=1: the same build with ASan and UBSan, in its own folder.
-ifeq ($(SANITIZE),1)
+# ARCH=arm64 on an x86 host: the BPF object only (`make ARCH=arm64 bpf`), in
+# its own folder.
+ifneq ($(ARCH),$(HOST_ARCH))
+OUTPUT		:= .output-$(ARCH)
+SAN_FLAGS	:=
+BIN		:= $(OUTPUT)/pgrptrace
+else ifeq ($(SANITIZE),1)
 OUTPUT		:= .output-san
 SAN_FLAGS	:= -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 BIN		:= $(OUTPUT)/pgrptrace
@@ -11,7 +20,6 @@ OUTPUT		:= .output
 SAN_FLAGS	:=
 BIN		:= pgrptrace
 endif
-ARCH		?= $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 CLANG		?= clang
 BPFTOOL		?= bpftool
 CC		?= gcc
@@ -92,11 +100,17 @@ $(BIN): $(USER_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $^ $(ALL_LDFLAGS) $(LIBS) -o $@
 
+# This kernel's BTF for the host; for another ARCH, the BTF built into
+# Debian's kernel package for it (downloaded by apt, nothing installed).
 vmlinux:
 	$(call msg,GEN,$(VMLINUX_H))
 	$(Q)mkdir -p vmlinux/$(ARCH)
+ifeq ($(ARCH),$(HOST_ARCH))
 	$(Q)$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $(VMLINUX_H).tmp
 	$(Q)mv $(VMLINUX_H).tmp $(VMLINUX_H)
+else
+	$(Q)BPFTOOL=$(BPFTOOL) vmlinux/btf-from-debian.sh $(ARCH) $(VMLINUX_H)
+endif
 
 # Install what is missing with apt-get; a no-op when all is there.
 deps:
@@ -118,6 +132,6 @@ install: $(BIN)
 
 clean:
 	$(call msg,CLEAN,)
-	$(Q)rm -rf .output .output-san pgrptrace
+	$(Q)rm -rf .output .output-san .output-arm64 .output-x86 pgrptrace
 
 -include $(wildcard $(OUTPUT)/bpf/*.d $(OUTPUT)/user/*.d $(OUTPUT)/tests/*.d)

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 """The build and its artefacts: install layout, the man page, header
-dependency tracking."""
+dependency tracking, the arm64 BPF object."""
 import os
 import subprocess
 import tempfile
@@ -31,5 +31,19 @@ for d in (".output/user/decode.d", ".output/bpf/lifecycle.bpf.d"):
     path = os.path.join(top, d)
     deps = open(path).read() if os.path.exists(path) else ""
     t.ok("pgrptrace.h" in deps, "deps: %s names bpf/pgrptrace.h" % d)
+
+# The BPF object for arm64 builds here from the committed arm64 vmlinux.h.
+arm = os.path.join(top, ".output-arm64/pgrptrace.bpf.o")
+p = subprocess.run(["make", "-s", "-C", top, "ARCH=arm64", "bpf"], capture_output=True,
+                   text=True, timeout=600)
+t.eq((p.returncode, p.stderr.strip()), (0, ""), "arm64: make ARCH=arm64 bpf succeeds")
+with open(arm, "rb") as f:
+    elf = f.read(20)
+t.eq((elf[:4], int.from_bytes(elf[18:20], "little")), (b"\x7fELF", 247),
+     "arm64: an eBPF ELF object (EM_BPF)")
+with open(os.path.join(top, "vmlinux/arm64/vmlinux.h")) as f:
+    hdr = f.read()
+t.ok("__u64 regs[31];" in hdr and "orig_ax" not in hdr,
+     "arm64: vmlinux/arm64/vmlinux.h describes arm64 registers")
 
 t.done()
