@@ -47,15 +47,9 @@ TEST_ENV	= CMOCKA_MESSAGE_OUTPUT=TAP PGRPTRACE=$(CURDIR)/$(BIN) \
 		  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 PGT_SANITIZED=$(SANITIZE)
 
 # The sanitized build: every test again, under ASan and UBSan.
-# Under ASan the tracer runs several times slower, and two tests are flaky
-# there (a model entry left behind at a quiet point, a survivor missed): they
-# run in the plain pass only until that is understood (see docs/reliability.md).
-SAN_FLAKY	:= tests/integration/t_fidelity.py tests/integration/t_escapes.py
-
 check-san:
 	$(Q)$(MAKE) --no-print-directory SANITIZE=1 test-bins
-	$(Q)$(MAKE) --no-print-directory SANITIZE=1 prove-all \
-		INTEG_TESTS="$(filter-out $(SAN_FLAKY),$(INTEG_TESTS))"
+	$(Q)$(MAKE) --no-print-directory SANITIZE=1 prove-all
 
 prove-all:
 	$(Q)$(TEST_ENV) timeout $(TEST_TIMEOUT) $(PROVE) $(UNIT_BINS) $(INTEG_TESTS)
