@@ -28,6 +28,20 @@ static __always_inline __u64 task_start_boottime(struct task_struct *t)
 }
 
 /*
+ * sched_process_exit gained a group_dead argument in 2025 (TP_PROTO(p,
+ * group_dead)), added to the event's fields in the same change: the field
+ * tells the tp_btf/raw_tp program whether ctx[1] exists. Before it, do_exit()
+ * had already decremented signal->live when the tracepoint fired, so zero
+ * live threads means this is the last one.
+ */
+static __always_inline bool exit_group_dead(struct task_struct *p, unsigned long long *ctx)
+{
+	if (bpf_core_field_exists(struct trace_event_raw_sched_process_exit, group_dead))
+		return ctx[1] & 0xff;
+	return BPF_CORE_READ(p, signal, live.counter) == 0;
+}
+
+/*
  * Kernel 5.14 (commit 64d608db38ff "tty: cumulate and document tty_struct::ctrl*
  * members") moved the foreground group and session of a tty into tty->ctrl.
  */
@@ -78,10 +92,5 @@ static __always_inline bool task_audit(struct task_struct *t, __u32 *auid, __u32
 	return true;
 }
 
-/*
- * libbpf 1.2 added bpf_ksym_exists(); with 1.1 a missing __weak ksym
- * resolves to address 0, which is what this tests.
- */
-#define ksym_exists(sym) (&(sym) != (void *)0)
 
 #endif /* __CORE_FIXES_BPF_H */

@@ -8,9 +8,6 @@
  */
 #include "common.bpf.h"
 
-/* sched_process_exit gained its group_dead argument in 2025; set from BTF. */
-const volatile bool exit_has_group_dead = false;
-
 /*
  * Testing aid (PGRPTRACE_TEST_FAULT): make the exec programs fail the
  * verifier, so that the load-failure and fallback paths run on a kernel
@@ -148,6 +145,38 @@ static __always_inline struct task_struct *alive_thread(struct task_struct *p)
 }
 
 /*
+ * The walks below run in bpf_loop() callbacks: the verifier checks a
+ * callback once, where an unrolled loop with fill_proc() inside multiplied
+ * the exit program's verification to a quarter of a second.
+ */
+struct ancestor_walk {
+	struct task_struct *r;
+	struct task_struct *found;
+	unsigned int level;
+};
+
+/* One real_parent step up, looking for a live subreaper. */
+static long subreaper_step(__u64 i, void *data)
+{
+	struct ancestor_walk *w = data;
+	struct task_struct *r = w->r, *t;	/* locals: CO-RE reads of kernel types only */
+	struct signal_struct *sig;
+
+	if (!r || BPF_CORE_READ(r, thread_pid, level) != w->level || BPF_CORE_READ(r, pid) == 0)
+		return 1;
+	sig = BPF_CORE_READ(r, signal);
+	if (BPF_CORE_READ_BITFIELD_PROBED(sig, is_child_subreaper)) {
+		t = alive_thread(r);
+		if (t) {
+			w->found = t;
+			return 1;
+		}
+	}
+	w->r = BPF_CORE_READ(r, real_parent);
+	return 0;
+}
+
+/*
  * find_child_reaper() + find_new_reaper() of kernel/exit.c: another live
  * thread; else, below a subreaper, the nearest live subreaper ancestor in the
  * same pid namespace; else the namespace's init. Returns 0 when the exiting
@@ -158,11 +187,10 @@ static __always_inline int find_reaper(struct task_struct *father, struct task_s
 {
 	struct pid *tp = BPF_CORE_READ(father, thread_pid);
 	unsigned int level = BPF_CORE_READ(tp, level);
-	struct task_struct *r, *t, *init;
+	struct task_struct *t, *init;
 	struct signal_struct *sig;
 	struct pid_namespace *ns;
 	struct upid up;
-	int i;
 
 	if (level >= PGT_MAX_PIDNS_LEVEL || bpf_core_read(&up, sizeof(up), &tp->numbers[level]))
 		return 0;
@@ -177,19 +205,12 @@ static __always_inline int find_reaper(struct task_struct *father, struct task_s
 		return 0;
 	sig = BPF_CORE_READ(father, signal);
 	if (BPF_CORE_READ_BITFIELD_PROBED(sig, has_child_subreaper)) {
-		r = BPF_CORE_READ(father, real_parent);
-		for (i = 0; i < MAX_ANCESTORS && r; i++) {
-			if (BPF_CORE_READ(r, thread_pid, level) != level || BPF_CORE_READ(r, pid) == 0)
-				break;
-			sig = BPF_CORE_READ(r, signal);
-			if (BPF_CORE_READ_BITFIELD_PROBED(sig, is_child_subreaper)) {
-				t = alive_thread(r);
-				if (t) {
-					*out = t;
-					return PGT_REAPER_SUBREAPER;
-				}
-			}
-			r = BPF_CORE_READ(r, real_parent);
+		struct ancestor_walk w = { .r = BPF_CORE_READ(father, real_parent), .level = level };
+
+		bpf_loop(MAX_ANCESTORS, subreaper_step, &w, 0);
+		if (w.found) {
+			*out = w.found;
+			return PGT_REAPER_SUBREAPER;
 		}
 	}
 	if (!init)
@@ -204,41 +225,66 @@ static __always_inline int find_reaper(struct task_struct *father, struct task_s
  * parent the kernel will pick; user space confirms it at the child's next
  * event and by --verify.
  */
+struct orphan_walk {
+	struct task_struct *father, *reaper;
+	struct list_head *head, *pos;
+	size_t off;
+	__u32 ftgid;
+	int reason;
+};
+
+static long report_orphan(__u64 i, void *data)
+{
+	struct orphan_walk *w = data;
+	struct task_struct *reaper = w->reaper, *child;
+	struct pgt_reparent *e;
+	__u32 ctgid;
+
+	if (!w->pos || w->pos == w->head)
+		return 1;
+	child = task_of_node(w->pos, w->off);
+	w->pos = BPF_CORE_READ(child, sibling.next);
+	ctgid = BPF_CORE_READ(child, tgid);
+	if (!tgid_wanted(ctgid) && !tgid_wanted(w->ftgid))
+		return 0;
+	e = pgt_reserve(PGT_REPARENT, sizeof(*e));
+	if (!e)
+		return 0;
+	fill_proc(&e->proc, w->father);
+	e->child_pid = ctgid;
+	e->child_start_ns = task_start_boottime(child);
+	bpf_probe_read_kernel_str(e->child_comm, sizeof(e->child_comm), &child->comm);
+	e->reaper_pid = BPF_CORE_READ(reaper, tgid);
+	e->reaper_tid = BPF_CORE_READ(reaper, pid);
+	e->reaper_start_ns = task_start_boottime(BPF_CORE_READ(reaper, group_leader));
+	bpf_probe_read_kernel_str(e->reaper_comm, sizeof(e->reaper_comm), &reaper->comm);
+	e->reason = w->reason;
+	pgt_submit(e);
+	return 0;
+}
+
+/*
+ * Any exiting thread with children hands them to a new parent in
+ * exit_notify(), right after this tracepoint. Report each orphan with the
+ * parent the kernel will pick; user space confirms it at the child's next
+ * event and by --verify.
+ */
 static __always_inline void report_orphans(struct task_struct *father)
 {
-	size_t off = bpf_core_field_offset(struct task_struct, sibling);
-	struct list_head *head = &father->children;
-	struct list_head *pos = BPF_CORE_READ(father, children.next);
-	struct task_struct *reaper = NULL, *child;
-	__u32 ctgid, ftgid = BPF_CORE_READ(father, tgid);
-	struct pgt_reparent *e;
-	int reason, i;
+	struct orphan_walk w = {
+		.father = father,
+		.head = &father->children,
+		.pos = BPF_CORE_READ(father, children.next),
+		.off = bpf_core_field_offset(struct task_struct, sibling),
+		.ftgid = BPF_CORE_READ(father, tgid),
+	};
 
-	if (!pos || pos == head)
+	if (!w.pos || w.pos == w.head)
 		return;
-	reason = find_reaper(father, &reaper);
-	if (!reason || !reaper)
+	w.reason = find_reaper(father, &w.reaper);
+	if (!w.reason || !w.reaper)
 		return;
-	for (i = 0; i < MAX_ORPHANS && pos && pos != head; i++) {
-		child = task_of_node(pos, off);
-		pos = BPF_CORE_READ(child, sibling.next);
-		ctgid = BPF_CORE_READ(child, tgid);
-		if (!tgid_wanted(ctgid) && !tgid_wanted(ftgid))
-			continue;
-		e = pgt_reserve(PGT_REPARENT, sizeof(*e));
-		if (!e)
-			continue;
-		fill_proc(&e->proc, father);
-		e->child_pid = ctgid;
-		e->child_start_ns = task_start_boottime(child);
-		bpf_probe_read_kernel_str(e->child_comm, sizeof(e->child_comm), &child->comm);
-		e->reaper_pid = BPF_CORE_READ(reaper, tgid);
-		e->reaper_tid = BPF_CORE_READ(reaper, pid);
-		e->reaper_start_ns = task_start_boottime(BPF_CORE_READ(reaper, group_leader));
-		bpf_probe_read_kernel_str(e->reaper_comm, sizeof(e->reaper_comm), &reaper->comm);
-		e->reason = reason;
-		pgt_submit(e);
-	}
+	bpf_loop(MAX_ORPHANS, report_orphan, &w, 0);
 }
 
 /*
@@ -264,17 +310,6 @@ static __always_inline int handle_free(struct task_struct *p)
 	if (filter_enabled)
 		bpf_map_delete_elem(&traced, &tgid);
 	return 0;
-}
-
-/*
- * Before the group_dead argument, do_exit() had already decremented
- * signal->live when the tracepoint fired; zero means this is the last thread.
- */
-static __always_inline bool group_dead_of(struct task_struct *p, unsigned long long *ctx)
-{
-	if (exit_has_group_dead)
-		return ctx[1] & 0xff;
-	return BPF_CORE_READ(p, signal, live.counter) == 0;
 }
 
 SEC("tp_btf/sched_process_fork")
@@ -305,7 +340,7 @@ int BPF_PROG(sched_process_exec_raw, struct task_struct *p, pid_t old_pid,
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(sched_process_exit, struct task_struct *p)
 {
-	handle_exit(p, group_dead_of(p, ctx));
+	handle_exit(p, exit_group_dead(p, ctx));
 	report_orphans(p);
 	return 0;
 }
@@ -313,7 +348,7 @@ int BPF_PROG(sched_process_exit, struct task_struct *p)
 SEC("raw_tp/sched_process_exit")
 int BPF_PROG(sched_process_exit_raw, struct task_struct *p)
 {
-	handle_exit(p, group_dead_of(p, ctx));
+	handle_exit(p, exit_group_dead(p, ctx));
 	report_orphans(p);
 	return 0;
 }

@@ -13,10 +13,18 @@
 
 #include "sigacc.bpf.h"
 
-/* Typeless: resolved through kallsyms, to recognise the kworker's work. */
-extern const void flush_to_ldisc __ksym __weak;
-extern const void do_tty_hangup __ksym __weak;
-
+/*
+ * What a kworker's current work function is, by address: its name comes from
+ * bpf_snprintf("%ps") the first time it is seen. No __ksym extern: resolving
+ * one makes libbpf read all of /proc/kallsyms at load, half of the start-up
+ * time.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 256);
+	__type(key, __u64);
+	__type(value, __u32);
+} work_funcs SEC(".maps");
 
 /* The current non-syscall cause of a thread, to share its group_id. */
 struct siggrp {
@@ -124,6 +132,29 @@ int sys_exit_pidfd_send_signal(struct trace_event_raw_sys_exit *ctx)
 
 /* ---- outside a syscall: the context says why ---- */
 
+/* PGT_CAUSE_TTY for flush_to_ldisc, PGT_CAUSE_HANGUP for do_tty_hangup, else 0. */
+static __always_inline __u32 work_kind(void *func)
+{
+	static const char fmt[] = "%ps";
+	static const char flush[] = "flush_to_ldisc";
+	static const char hangup[] = "do_tty_hangup";
+	__u64 key = (__u64)func, args[1] = { key };
+	__u32 kind = 0, *known;
+	char name[32];
+
+	known = bpf_map_lookup_elem(&work_funcs, &key);
+	if (known)
+		return *known;
+	if (bpf_snprintf(name, sizeof(name), fmt, args, sizeof(args)) < 0)
+		return 0;
+	if (!bpf_strncmp(name, sizeof(flush), flush))
+		kind = PGT_CAUSE_TTY;
+	else if (!bpf_strncmp(name, sizeof(hangup), hangup))
+		kind = PGT_CAUSE_HANGUP;
+	bpf_map_update_elem(&work_funcs, &key, &kind, BPF_ANY);
+	return kind;
+}
+
 /* The tty whose buffer a kworker is flushing (flush_to_ldisc), or NULL. */
 static __always_inline struct tty_struct *kworker_tty(struct task_struct *cur, __u32 *cause)
 {
@@ -131,18 +162,20 @@ static __always_inline struct tty_struct *kworker_tty(struct task_struct *cur, _
 	struct worker *w = kt ? BPF_CORE_READ(kt, data) : NULL;
 	struct work_struct *work;
 	struct tty_port *port;
+	__u32 kind;
 	void *func;
 
 	if (!w)
 		return NULL;
 	func = BPF_CORE_READ(w, current_func);
-	if (ksym_exists(flush_to_ldisc) && func == (void *)&flush_to_ldisc) {
+	kind = work_kind(func);
+	if (kind == PGT_CAUSE_TTY) {
 		*cause = PGT_CAUSE_TTY;
 		work = BPF_CORE_READ(w, current_work);
 		port = (void *)work - bpf_core_field_offset(struct tty_port, buf.work);
 		return BPF_CORE_READ(port, itty);
 	}
-	if (ksym_exists(do_tty_hangup) && func == (void *)&do_tty_hangup)
+	if (kind == PGT_CAUSE_HANGUP)
 		*cause = PGT_CAUSE_HANGUP;
 	return NULL;
 }

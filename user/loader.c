@@ -91,32 +91,6 @@ static int ensure_tracefs(struct loader *l)
 	return 0;
 }
 
-/*
- * sched_process_exit gained a group_dead argument in 2025. Count the
- * arguments of its BTF prototype rather than trusting a version number.
- */
-static bool exit_has_group_dead(const char *btf_path)
-{
-	const struct btf_type *t;
-	struct btf *btf;
-	bool ret = false;
-	int id;
-
-	btf = btf_path ? btf__parse(btf_path, NULL) : btf__load_vmlinux_btf();
-	if (!btf)
-		return false;
-	id = btf__find_by_name_kind(btf, "btf_trace_sched_process_exit", BTF_KIND_TYPEDEF);
-	if (id > 0) {
-		t = btf__type_by_id(btf, id);
-		t = btf__type_by_id(btf, t->type);	/* pointer */
-		if (t && btf_is_ptr(t))
-			t = btf__type_by_id(btf, t->type);
-		ret = t && btf_is_func_proto(t) && btf_vlen(t) == 3;
-	}
-	btf__free(btf);
-	return ret;
-}
-
 /* Which program of each pair a level uses. */
 static void select_level(struct pgrptrace_bpf *skel, enum hook_level level)
 {
@@ -191,7 +165,6 @@ static int open_and_load(struct loader *l, const struct loader_cfg *cfg, enum ho
 	skel->rodata->self_tgid = cfg->self_tgid;
 	skel->rodata->filter_enabled = cfg->filter;
 	skel->rodata->wakeup_bytes = cfg->wakeup_bytes;
-	skel->rodata->exit_has_group_dead = exit_has_group_dead(cfg->btf_path);
 	skel->rodata->signal_mode = cfg->signal_mode;
 	if (cfg->ringbuf_bytes)
 		bpf_map__set_max_entries(skel->maps.events, cfg->ringbuf_bytes);

@@ -642,6 +642,7 @@ int trace__run(const struct opts *o)
 		.print_escapes = !tree_mode || (o->verify && o->output),
 		.skip_type = skip_type(),
 	};
+	__u64 t_start = now_ns(CLOCK_MONOTONIC), t_loaded = 0;
 	int release_fd = -1, ret = 1, werr;
 
 	install_handlers(o->output != NULL);
@@ -666,6 +667,7 @@ int trace__run(const struct opts *o)
 	}
 	if (loader__start(&s.loader, &lcfg))
 		goto out;
+	t_loaded = now_ns(CLOCK_MONOTONIC);
 	if (s.child && lcfg.filter && loader__trace(&s.loader, s.child)) {
 		fprintf(stderr, "pgrptrace: cannot add pid %d to the filter\n", s.child);
 		goto out;
@@ -683,6 +685,10 @@ int trace__run(const struct opts *o)
 		output__start(s.out);
 	if (take_snapshot(&s, false))
 		goto out;
+	if (o->verbose)
+		fprintf(stderr, "pgrptrace: loaded and attached in %llu ms, snapshot in %llu ms\n",
+			(unsigned long long)(t_loaded - t_start) / 1000000,
+			(unsigned long long)(now_ns(CLOCK_MONOTONIC) - t_loaded) / 1000000);
 	if (s.child) {
 		const struct mproc *cp = model__find(s.model, (__u32)s.child);
 
