@@ -30,7 +30,7 @@ mandir		?= $(prefix)/share/man
 DESTDIR		?=
 
 VMLINUX_H	:= vmlinux/$(ARCH)/vmlinux.h
-BPF_SRCS	:= $(wildcard bpf/*.bpf.c)
+BPF_SRCS	:= bpf/pgrptrace.bpf.c	# includes the topic files
 BPF_OBJS	:= $(patsubst bpf/%.bpf.c,$(OUTPUT)/bpf/%.bpf.o,$(BPF_SRCS))
 BPF_LINKED	:= $(OUTPUT)/pgrptrace.bpf.o
 SKEL		:= $(OUTPUT)/pgrptrace.skel.h
@@ -43,7 +43,7 @@ WARNINGS	:= -Wall -Wextra -Werror -Wshadow -Wmissing-prototypes \
 CFLAGS		?= -g -O2
 ALL_CFLAGS	:= $(CFLAGS) $(SAN_FLAGS) $(WARNINGS) -std=gnu11 -D_GNU_SOURCE -MMD -MP \
 		   -Ibpf -Iuser -I$(OUTPUT) $(EXTRA_CFLAGS)
-LIBS		:= $(shell $(PKG_CONFIG) --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz)
+LIBS		:= $(shell $(PKG_CONFIG) --libs libbpf zlib 2>/dev/null || echo -lbpf -lelf -lz)
 ALL_LDFLAGS	:= $(LDFLAGS) $(SAN_FLAGS) $(EXTRA_LDFLAGS)
 BPF_CFLAGS	:= -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
 		   -Ivmlinux/$(ARCH) -Ibpf -MMD -MP
@@ -69,6 +69,7 @@ help:
 	@echo 'make            build ./pgrptrace (needs the build packages)'
 	@echo 'make run        install missing packages, build, and trace (root)'
 	@echo 'make check      install missing packages, build, and run every test'
+	@echo 'make bench      install the observers and run the benchmark (root, ~8 min)'
 	@echo 'make bpf        build only the BPF object (ARCH=x86|arm64)'
 	@echo 'make vmlinux    regenerate vmlinux/$$(ARCH)/vmlinux.h from this kernel'
 	@echo 'make install    install to $$(DESTDIR)$$(prefix)'

@@ -6,7 +6,8 @@
  */
 #include "common.bpf.h"
 
-static __always_inline int handle_attach(struct cgroup *dst, const char *path,
+
+static __always_inline int handle_attach(__u64 cgroup_id, __u32 hierarchy_id, const char *path,
 					 struct task_struct *task)
 {
 	__u32 tgid = BPF_CORE_READ(task, tgid);
@@ -19,8 +20,8 @@ static __always_inline int handle_attach(struct cgroup *dst, const char *path,
 	if (!e)
 		return 0;
 	fill_proc(&e->proc, task);
-	e->cgroup_id = BPF_CORE_READ(dst, kn, id);
-	e->hierarchy_id = BPF_CORE_READ(dst, root, hierarchy_id);
+	e->cgroup_id = cgroup_id;
+	e->hierarchy_id = hierarchy_id;
 	bpf_probe_read_kernel_str(e->path, sizeof(e->path), path);
 	pgt_submit(e);
 	return 0;
@@ -30,12 +31,28 @@ SEC("tp_btf/cgroup_attach_task")
 int BPF_PROG(cgroup_attach_task, struct cgroup *dst, const char *path, struct task_struct *task,
 	     bool threadgroup)
 {
-	return handle_attach(dst, path, task);
+	return handle_attach(BPF_CORE_READ(dst, kn, id), BPF_CORE_READ(dst, root, hierarchy_id), path,
+			     task);
 }
 
 SEC("raw_tp/cgroup_attach_task")
 int BPF_PROG(cgroup_attach_task_raw, struct cgroup *dst, const char *path,
 	     struct task_struct *task, bool threadgroup)
 {
-	return handle_attach(dst, path, task);
+	return handle_attach(BPF_CORE_READ(dst, kn, id), BPF_CORE_READ(dst, root, hierarchy_id), path,
+			     task);
+}
+
+/* Classic tracepoint: ids and path from the record, the task by its pid. */
+SEC("tp/cgroup/cgroup_attach_task")
+int cgroup_attach_task_tp(struct trace_event_raw_cgroup_migrate *ctx)
+{
+	struct task_struct *task = bpf_task_from_pid(ctx->pid);
+	unsigned int loc = ctx->__data_loc_dst_path & 0xffff;
+
+	if (!task)
+		return 0;
+	handle_attach(ctx->dst_id, ctx->dst_root, (const char *)ctx + loc, task);
+	bpf_task_release(task);
+	return 0;
 }

@@ -16,14 +16,20 @@
 #define PGT_MAX_PIDNS_LEVEL	32		/* MAX_PID_NS_LEVEL */
 
 /*
- * Every object linked into pgrptrace.bpf.o includes this header: its maps and
- * globals are __weak so the static linker merges them into one.
+ * Every topic file includes this header: its maps and globals are __weak, so
+ * that the topics still link into one object if compiled apart.
  */
+
+/* kfuncs: task lookups by pid, from any tracing program. */
+extern struct task_struct *bpf_task_from_pid(s32 pid) __ksym;
+extern struct task_struct *bpf_task_from_vpid(s32 vpid) __ksym;
+extern void bpf_task_release(struct task_struct *p) __ksym;
 
 /* Load-time settings, written by user space before load. */
 const volatile __u32 self_tgid __weak = 0;		/* the tracer: never reported */
 const volatile bool filter_enabled __weak = false;	/* report only "traced" tgids */
 const volatile __u64 wakeup_bytes __weak = 0;		/* wake user space past this; 0: always */
+const volatile bool leader_tty_at_fentry __weak = false; /* fentry level: see fentry.bpf.c */
 
 /* The one channel to user space. Sized by user space before load. */
 struct {
@@ -282,6 +288,22 @@ static __always_inline void fill_proc(struct pgt_proc *p, struct task_struct *t)
 	if (p->pid == p->pgid)
 		p->flags |= PGT_F_GROUP_LEADER;
 	bpf_probe_read_kernel_str(p->comm, sizeof(p->comm), &t->comm);
+}
+
+/* The session's tty goes with its exiting leader (disassociate_ctty(1)). */
+static __always_inline void report_leader_tty(struct task_struct *p, struct signal_struct *sig)
+{
+	struct tty_struct *tty = BPF_CORE_READ(sig, tty);
+	struct pgt_tty *e = pgt_reserve(PGT_TTY, sizeof(*e));
+
+	if (!e)
+		return;
+	fill_proc(&e->proc, p);
+	e->how = PGT_TTY_LEADER_EXIT;
+	e->sid = e->proc.sid;
+	e->session_wide = 1;
+	read_tty(tty, &e->tty_nr, e->tty);
+	pgt_submit(e);
 }
 
 #endif /* __COMMON_BPF_H */

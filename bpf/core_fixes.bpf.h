@@ -41,6 +41,15 @@ static __always_inline bool exit_group_dead(struct task_struct *p, unsigned long
 	return BPF_CORE_READ(p, signal, live.counter) == 0;
 }
 
+/* The same for the classic tracepoint, whose record has the field. */
+static __always_inline bool exit_group_dead_tp(struct task_struct *p,
+					       struct trace_event_raw_sched_process_exit *ctx)
+{
+	if (bpf_core_field_exists(ctx->group_dead))
+		return ctx->group_dead;
+	return BPF_CORE_READ(p, signal, live.counter) == 0;
+}
+
 /*
  * Kernel 5.14 (commit 64d608db38ff "tty: cumulate and document tty_struct::ctrl*
  * members") moved the foreground group and session of a tty into tty->ctrl.

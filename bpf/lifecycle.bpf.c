@@ -47,7 +47,7 @@ static __always_inline int handle_fork(struct task_struct *parent, struct task_s
 }
 
 static __always_inline int handle_exec(struct task_struct *p, pid_t old_pid,
-				       struct linux_binprm *bprm)
+				       const char *filename)
 {
 	struct pgt_exec *e;
 
@@ -60,24 +60,9 @@ static __always_inline int handle_exec(struct task_struct *p, pid_t old_pid,
 		return 0;
 	fill_proc(&e->proc, p);
 	e->old_tid = old_pid;
-	bpf_probe_read_kernel_str(e->filename, sizeof(e->filename), BPF_CORE_READ(bprm, filename));
+	bpf_probe_read_kernel_str(e->filename, sizeof(e->filename), filename);
 	pgt_submit(e);
 	return 0;
-}
-
-static __always_inline void report_leader_tty(struct task_struct *p, struct signal_struct *sig)
-{
-	struct tty_struct *tty = BPF_CORE_READ(sig, tty);
-	struct pgt_tty *e = pgt_reserve(PGT_TTY, sizeof(*e));
-
-	if (!e)
-		return;
-	fill_proc(&e->proc, p);
-	e->how = PGT_TTY_LEADER_EXIT;
-	e->sid = e->proc.sid;
-	e->session_wide = 1;
-	read_tty(tty, &e->tty_nr, e->tty);
-	pgt_submit(e);
 }
 
 /*
@@ -111,7 +96,7 @@ out:
 	 * A session leader with a tty lets go of it for the whole session in
 	 * disassociate_ctty(), right after this tracepoint.
 	 */
-	if (BPF_CORE_READ(sig, leader) && BPF_CORE_READ(sig, tty))
+	if (!leader_tty_at_fentry && BPF_CORE_READ(sig, leader) && BPF_CORE_READ(sig, tty))
 		report_leader_tty(p, sig);
 	return 0;
 }
@@ -292,18 +277,15 @@ static __always_inline void report_orphans(struct task_struct *father)
  * at once for an auto-reaped child. Threads and an old leader replaced by a
  * non-leader exec have pid != tgid and are skipped.
  */
-static __always_inline int handle_free(struct task_struct *p)
+static __always_inline int report_reap(__u32 tgid, __u64 start_ns)
 {
-	__u32 tgid = BPF_CORE_READ(p, tgid);
 	struct pgt_reap *e;
 
-	if (BPF_CORE_READ(p, pid) != tgid)
-		return 0;
 	if (tgid_wanted(tgid)) {
 		e = pgt_reserve(PGT_REAP, sizeof(*e));
 		if (e) {
 			e->pid = tgid;
-			e->start_ns = task_start_boottime(p);
+			e->start_ns = start_ns;
 			pgt_submit(e);
 		}
 	}
@@ -327,14 +309,14 @@ int BPF_PROG(sched_process_fork_raw, struct task_struct *parent, struct task_str
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(sched_process_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
 {
-	return handle_exec(p, old_pid, bprm);
+	return handle_exec(p, old_pid, BPF_CORE_READ(bprm, filename));
 }
 
 SEC("raw_tp/sched_process_exec")
 int BPF_PROG(sched_process_exec_raw, struct task_struct *p, pid_t old_pid,
 	     struct linux_binprm *bprm)
 {
-	return handle_exec(p, old_pid, bprm);
+	return handle_exec(p, old_pid, BPF_CORE_READ(bprm, filename));
 }
 
 SEC("tp_btf/sched_process_exit")
@@ -353,6 +335,15 @@ int BPF_PROG(sched_process_exit_raw, struct task_struct *p)
 	return 0;
 }
 
+static __always_inline int handle_free(struct task_struct *p)
+{
+	__u32 tgid = BPF_CORE_READ(p, tgid);
+
+	if (BPF_CORE_READ(p, pid) != tgid)
+		return 0;
+	return report_reap(tgid, task_start_boottime(p));
+}
+
 SEC("tp_btf/sched_process_free")
 int BPF_PROG(sched_process_free, struct task_struct *p)
 {
@@ -365,4 +356,74 @@ int BPF_PROG(sched_process_free_raw, struct task_struct *p)
 	return handle_free(p);
 }
 
-char LICENSE[] SEC("license") = "Dual BSD/GPL";
+/*
+ * Classic tracepoints, the lowest level: no task pointer among the
+ * arguments, so the task is current (fork's parent, exec, exit) or is found
+ * from the pid the event carries.
+ */
+
+/*
+ * A fork's child, from the parent: the newest entry of the list that
+ * copy_process() just added it to (the caller's children; its real
+ * parent's with CLONE_PARENT; the thread group's for a thread).
+ */
+static __always_inline struct task_struct *new_child(struct task_struct *cur, pid_t pid)
+{
+	size_t sib = bpf_core_field_offset(struct task_struct, sibling);
+	size_t thr = bpf_core_field_offset(struct task_struct, thread_node);
+	struct task_struct *c;
+
+	c = task_of_node(BPF_CORE_READ(cur, children.prev), sib);
+	if (BPF_CORE_READ(c, pid) == pid)
+		return c;
+	c = task_of_node(BPF_CORE_READ(cur, signal, thread_head.prev), thr);
+	if (BPF_CORE_READ(c, pid) == pid)
+		return c;
+	c = task_of_node(BPF_CORE_READ(cur, real_parent, children.prev), sib);
+	if (BPF_CORE_READ(c, pid) == pid)
+		return c;
+	return NULL;
+}
+
+SEC("tp/sched/sched_process_fork")
+int sched_process_fork_tp(struct trace_event_raw_sched_process_fork *ctx)
+{
+	struct task_struct *cur = (struct task_struct *)bpf_get_current_task();
+	struct task_struct *child = new_child(cur, ctx->child_pid);
+
+	if (!child) {
+		stat_inc(PGT_STAT_FORK_UNSEEN);
+		return 0;
+	}
+	return handle_fork(cur, child);
+}
+
+SEC("tp/sched/sched_process_exec")
+int sched_process_exec_tp(struct trace_event_raw_sched_process_exec *ctx)
+{
+	unsigned int loc = ctx->__data_loc_filename & 0xffff;
+
+	return handle_exec((struct task_struct *)bpf_get_current_task(), ctx->old_pid,
+			   (const char *)ctx + loc);
+}
+
+SEC("tp/sched/sched_process_exit")
+int sched_process_exit_tp(struct trace_event_raw_sched_process_exit *ctx)
+{
+	struct task_struct *cur = (struct task_struct *)bpf_get_current_task();
+
+	handle_exit(cur, exit_group_dead_tp(cur, ctx));
+	report_orphans(cur);
+	return 0;
+}
+
+/*
+ * Runs from an RCU callback, with only the pid: a thread's free looks like a
+ * process's, and the start time is unknown (0); user space removes only a
+ * process it has seen exit.
+ */
+SEC("tp/sched/sched_process_free")
+int sched_process_free_tp(struct trace_event_raw_sched_process_template *ctx)
+{
+	return report_reap(ctx->pid, 0);
+}

@@ -247,8 +247,7 @@ static __always_inline void classify(struct task_struct *cur, struct task_struct
 	*target = BPF_CORE_READ(t, tgid);
 }
 
-static __always_inline int handle_signal(int sig, struct kernel_siginfo *info,
-					 struct task_struct *t, int result)
+static __always_inline int handle_signal(int sig, int code, struct task_struct *t, int result)
 {
 	struct task_struct *cur = (struct task_struct *)bpf_get_current_task();
 	__u32 tid = cur_tid(), cause, scope;
@@ -257,16 +256,9 @@ static __always_inline int handle_signal(int sig, struct kernel_siginfo *info,
 	struct siggrp *g, ng = {};
 	__u64 now = bpf_ktime_get_boot_ns();
 	__s32 target;
-	int code;
 
 	if (!signal_mode)
 		return 0;
-	/* SEND_SIG_NOINFO (0) is SI_USER, SEND_SIG_PRIV (1) SI_KERNEL. */
-	if ((unsigned long)info <= 1)
-		code = (unsigned long)info ? SI_KERNEL : 0;
-	else
-		code = BPF_CORE_READ(info, si_code);
-
 	e = bpf_map_lookup_elem(&sigacc, &tid);
 	if (e) {
 		acc_add(e, t, sig, result, code);
@@ -310,16 +302,37 @@ static __always_inline int handle_signal(int sig, struct kernel_siginfo *info,
 	return 0;
 }
 
+/* SEND_SIG_NOINFO (0) is SI_USER, SEND_SIG_PRIV (1) SI_KERNEL. */
+static __always_inline int si_code_of(struct kernel_siginfo *info)
+{
+	if ((unsigned long)info <= 1)
+		return (unsigned long)info ? SI_KERNEL : 0;
+	return BPF_CORE_READ(info, si_code);
+}
+
 SEC("tp_btf/signal_generate")
 int BPF_PROG(signal_generate, int sig, struct kernel_siginfo *info, struct task_struct *t,
 	     int group, int result)
 {
-	return handle_signal(sig, info, t, result);
+	return handle_signal(sig, si_code_of(info), t, result);
 }
 
 SEC("raw_tp/signal_generate")
 int BPF_PROG(signal_generate_raw, int sig, struct kernel_siginfo *info, struct task_struct *t,
 	     int group, int result)
 {
-	return handle_signal(sig, info, t, result);
+	return handle_signal(sig, si_code_of(info), t, result);
+}
+
+/* Classic tracepoint: the recipient is found by its pid. */
+SEC("tp/signal/signal_generate")
+int signal_generate_tp(struct trace_event_raw_signal_generate *ctx)
+{
+	struct task_struct *t = bpf_task_from_pid(ctx->pid);
+
+	if (!t)
+		return 0;
+	handle_signal(ctx->sig, ctx->code, t, ctx->result);
+	bpf_task_release(t);
+	return 0;
 }

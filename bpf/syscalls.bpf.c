@@ -13,9 +13,6 @@
 
 #define PR_SET_CHILD_SUBREAPER	36
 
-extern struct task_struct *bpf_task_from_vpid(s32 vpid) __ksym;
-extern void bpf_task_release(struct task_struct *p) __ksym;
-
 SEC("tp/syscalls/sys_enter_setsid")
 int sys_enter_setsid(void *ctx)
 {

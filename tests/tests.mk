@@ -54,12 +54,29 @@ check-san:
 prove-all:
 	$(Q)$(TEST_ENV) timeout $(TEST_TIMEOUT) $(PROVE) $(UNIT_BINS) $(INTEG_TESTS)
 
-# The plain build's tests, a short fuzzing run, then the sanitized build's
-# tests, in one prove run each; the last prove summary closes the output.
+# Every hook level that loads here, other than the default (which every
+# other pass uses), runs the end-to-end tests again (fidelity with 10 seeds).
+# t_levels.py reports a level this kernel refuses as skipped, with the reason.
+LEVEL_TESTS	:= $(addprefix tests/integration/,t_lifecycle.py t_groups.py t_model.py \
+		   t_signals.py t_escapes.py t_pty.py t_fidelity.py)
+
+check-levels:
+	$(Q)levels=$$($(BIN) --check --json | python3 -c 'import json, sys; c = json.load(sys.stdin); \
+		print(" ".join(l["name"] for l in c["levels"] if l["ok"] and l["name"] != c["level"]))'); \
+	for level in $$levels; do \
+		echo "  LEVEL    $$level"; \
+		PGRPTRACE_HOOKS=$$level FIDELITY_SEEDS=10 $(TEST_ENV) timeout $(TEST_TIMEOUT) \
+			$(PROVE) $(LEVEL_TESTS) || exit 1; \
+	done
+
+# The plain build's tests, a short fuzzing run, the sanitized build's tests,
+# the other hook levels, then the plain build's tests in one prove run; its
+# summary closes the output.
 check: deps-test
 	$(Q)$(MAKE) --no-print-directory test-bins
 	$(Q)$(MAKE) --no-print-directory fuzz-short
 	$(Q)$(MAKE) --no-print-directory check-san
+	$(Q)$(MAKE) --no-print-directory check-levels
 	$(Q)$(MAKE) --no-print-directory prove-all
 
 test: check
@@ -67,7 +84,7 @@ test: check
 # Fuzzing: libFuzzer with ASan and UBSan over decode, model and output.
 FUZZ_DIR	:= $(OUTPUT)/fuzz
 FUZZ_BIN	:= $(FUZZ_DIR)/fuzz_records
-FUZZ_SRCS	:= $(filter-out user/main.c user/loader.c user/trace.c user/snapshot.c,$(USER_SRCS))
+FUZZ_SRCS	:= $(filter-out user/main.c user/loader.c user/trace.c user/snapshot.c user/check.c,$(USER_SRCS))
 FUZZ_CFLAGS	:= -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 		   -std=gnu11 -D_GNU_SOURCE -Ibpf -Iuser -I$(OUTPUT) $(WARNINGS)
 FUZZ_SECONDS	?= 20
@@ -77,7 +94,7 @@ $(FUZZ_BIN): tests/fuzz/fuzz_records.c $(FUZZ_SRCS) $(wildcard user/*.h bpf/pgrp
 	$(call msg,FUZZ,$@)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) tests/fuzz/fuzz_records.c $(FUZZ_SRCS) -o $@
 
-.PHONY: fuzz fuzz-short prove-all
+.PHONY: fuzz fuzz-short prove-all check-levels
 fuzz: $(FUZZ_BIN)
 	$(Q)mkdir -p $(FUZZ_DIR)/corpus
 	$(FUZZ_BIN) -max_total_time=$(or $(FUZZ_TIME),300) $(FUZZ_DIR)/corpus tests/fuzz/corpus
@@ -88,3 +105,22 @@ fuzz-short: $(FUZZ_BIN)
 		$(FUZZ_DIR)/corpus tests/fuzz/corpus 2>$(FUZZ_DIR)/log || \
 		{ tail -50 $(FUZZ_DIR)/log; exit 1; }
 	$(Q)grep -E 'stat::number_of_executed_units|Done' $(FUZZ_DIR)/log | sed 's/^/  FUZZ     /'
+
+# Benchmarks: never part of the tests. `make bench` installs the observers
+# (forkstat, bpftrace, auditd), runs every workload bare and under each, and
+# writes the tables to stdout and into docs/performance.md.
+BENCH_PKGS	:= forkstat bpftrace auditd
+PGTBENCH	:= $(OUTPUT)/bench/pgtbench
+BENCH_ARGS	?=
+
+$(PGTBENCH): bench/pgtbench.c
+	$(Q)mkdir -p $(@D)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(TOOL_CFLAGS) $< -o $@
+
+.PHONY: bench
+bench: deps
+	$(Q)PKGS="$(BUILD_PKGS) $(TEST_PKGS) $(BENCH_PKGS)" tests/install-deps.sh
+	$(Q)$(MAKE) --no-print-directory $(BIN) $(PGTBENCH)
+	$(Q)timeout 900 bench/run.py --pgrptrace $(CURDIR)/$(BIN) --pgtbench $(CURDIR)/$(PGTBENCH) \
+		--out docs/performance.md $(BENCH_ARGS)

@@ -43,8 +43,10 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 }
 
 static const char *const level_names[HOOK_LEVELS] = {
+	[HOOK_FENTRY] = "fentry",
 	[HOOK_TP_BTF] = "tp_btf",
 	[HOOK_RAW_TP] = "raw_tp",
+	[HOOK_TRACEPOINT] = "tracepoint",
 };
 
 const char *loader__level_name(enum hook_level level)
@@ -91,25 +93,76 @@ static int ensure_tracefs(struct loader *l)
 	return 0;
 }
 
-/* Which program of each pair a level uses. */
+/* Which program of each triple a level uses; fentry adds to tp_btf. */
 static void select_level(struct pgrptrace_bpf *skel, enum hook_level level)
 {
 	struct {
-		struct bpf_program *btf, *raw;
-	} pairs[] = {
-		{ skel->progs.sched_process_fork, skel->progs.sched_process_fork_raw },
-		{ skel->progs.sched_process_exec, skel->progs.sched_process_exec_raw },
-		{ skel->progs.sched_process_exit, skel->progs.sched_process_exit_raw },
-		{ skel->progs.sched_process_free, skel->progs.sched_process_free_raw },
-		{ skel->progs.signal_generate, skel->progs.signal_generate_raw },
-		{ skel->progs.cgroup_attach_task, skel->progs.cgroup_attach_task_raw },
+		struct bpf_program *btf, *raw, *tp;
+	} sets[] = {
+		{ skel->progs.sched_process_fork, skel->progs.sched_process_fork_raw,
+		  skel->progs.sched_process_fork_tp },
+		{ skel->progs.sched_process_exec, skel->progs.sched_process_exec_raw,
+		  skel->progs.sched_process_exec_tp },
+		{ skel->progs.sched_process_exit, skel->progs.sched_process_exit_raw,
+		  skel->progs.sched_process_exit_tp },
+		{ skel->progs.sched_process_free, skel->progs.sched_process_free_raw,
+		  skel->progs.sched_process_free_tp },
+		{ skel->progs.signal_generate, skel->progs.signal_generate_raw,
+		  skel->progs.signal_generate_tp },
+		{ skel->progs.cgroup_attach_task, skel->progs.cgroup_attach_task_raw,
+		  skel->progs.cgroup_attach_task_tp },
 	};
 	size_t i;
 
-	for (i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
-		bpf_program__set_autoload(pairs[i].btf, level == HOOK_TP_BTF);
-		bpf_program__set_autoload(pairs[i].raw, level == HOOK_RAW_TP);
+	for (i = 0; i < sizeof(sets) / sizeof(sets[0]); i++) {
+		bpf_program__set_autoload(sets[i].btf, level <= HOOK_TP_BTF);
+		bpf_program__set_autoload(sets[i].raw, level == HOOK_RAW_TP);
+		bpf_program__set_autoload(sets[i].tp, level == HOOK_TRACEPOINT);
 	}
+	bpf_program__set_autoload(skel->progs.disassociate_ctty, level == HOOK_FENTRY);
+	skel->rodata->leader_tty_at_fentry = level == HOOK_FENTRY;
+}
+
+/*
+ * Whether fentry programs load and attach here, with the fentry program
+ * alone (and a one-page ring buffer): on a kernel that refuses trampolines
+ * this costs one small load instead of a whole object's.
+ */
+static int probe_fentry(const struct loader_cfg *cfg, char *why, size_t len)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, oo, .btf_custom_path = cfg->btf_path);
+	struct pgrptrace_bpf *skel;
+	struct bpf_program *prog;
+	struct bpf_link *link;
+	int err;
+
+	skel = pgrptrace_bpf__open_opts(&oo);
+	if (!skel) {
+		snprintf(why, len, "cannot open BPF object: %s", strerror(errno));
+		return -1;
+	}
+	bpf_object__for_each_program(prog, skel->obj)
+		bpf_program__set_autoload(prog, prog == skel->progs.disassociate_ctty);
+	bpf_map__set_max_entries(skel->maps.events, 4096);
+	last_prog_err[0] = '\0';
+	err = pgrptrace_bpf__load(skel);
+	if (!err) {
+		link = bpf_program__attach(skel->progs.disassociate_ctty);
+		err = link ? 0 : -errno;
+		bpf_link__destroy(link);
+	}
+	if (err) {
+		const char *p = strstr(last_prog_err, "failed to load: ");
+		int perr;
+
+		/* libbpf's "prog 'X': failed to load: -N" names the real errno. */
+		if (p && sscanf(p, "failed to load: %d", &perr) == 1)
+			err = perr;
+		snprintf(why, len, "fentry/disassociate_ctty: %s: %s",
+			 p ? "cannot load" : "cannot attach", strerror(-err));
+	}
+	pgrptrace_bpf__destroy(skel);
+	return err ? -1 : 0;
 }
 
 /*
@@ -209,11 +262,44 @@ static int parse_level(const char *s, enum hook_level *out)
 	return -1;
 }
 
+/* Open, load and attach one level; on failure nothing stays loaded. */
+static int start_level(struct loader *l, const struct loader_cfg *cfg, enum hook_level level,
+		       bool quiet)
+{
+	int err;
+
+	if (open_and_load(l, cfg, level, !getenv("PGRPTRACE_TEST_NO_ITER"), quiet))
+		return -1;
+	last_prog_err[0] = '\0';
+	err = pgrptrace_bpf__attach(l->skel);
+	if (!err)
+		return 0;
+	if (!quiet && last_prog_err[0])
+		fprintf(stderr, "pgrptrace: cannot attach BPF program: %s", last_prog_err);
+	else if (!quiet)
+		fprintf(stderr, "pgrptrace: cannot attach BPF programs: %s\n", strerror(-err));
+	else if (verbosity)
+		fprintf(stderr, "pgrptrace: %s hooks do not attach here, trying the next\n",
+			level_names[level]);
+	loader__stop(l);
+	return -1;
+}
+
+bool loader__has_caps(void)
+{
+	return has_bpf_caps();
+}
+
+int loader__tracefs(struct loader *l)
+{
+	return ensure_tracefs(l);
+}
+
 int loader__start(struct loader *l, const struct loader_cfg *cfg)
 {
 	const char *forced = getenv("PGRPTRACE_HOOKS");
-	enum hook_level level = HOOK_TP_BTF;
-	int err;
+	enum hook_level level = HOOK_FENTRY;
+	char why[256];
 
 	memset(l, 0, sizeof(*l));
 	verbosity = cfg->verbose;
@@ -236,38 +322,57 @@ int loader__start(struct loader *l, const struct loader_cfg *cfg)
 		return -1;
 	}
 	if (forced && parse_level(forced, &level)) {
-		fprintf(stderr, "pgrptrace: bad PGRPTRACE_HOOKS '%s': use tp_btf or raw_tp\n",
-			forced);
+		fprintf(stderr, "pgrptrace: bad PGRPTRACE_HOOKS '%s': use fentry, tp_btf, raw_tp "
+				"or tracepoint\n", forced);
 		return -1;
 	}
 	if (ensure_tracefs(l))
 		return -1;
 
 	/* Try each level, best first, unless one is forced. */
-	for (;;) {
-		bool last = forced || level == HOOK_LEVELS - 1;
-
-		if (!open_and_load(l, cfg, level, !getenv("PGRPTRACE_TEST_NO_ITER"), !last))
-			break;
-		if (last)
+	if (!forced && probe_fentry(cfg, why, sizeof(why))) {
+		if (verbosity)
+			fprintf(stderr, "pgrptrace: no fentry here (%s), trying tp_btf\n", why);
+		level = HOOK_TP_BTF;
+	}
+	while (start_level(l, cfg, level, !forced && level < HOOK_LEVELS - 1)) {
+		if (forced || level == HOOK_LEVELS - 1)
 			return -1;
 		level++;
-	}
-
-	last_prog_err[0] = '\0';
-	err = pgrptrace_bpf__attach(l->skel);
-	if (err) {
-		if (last_prog_err[0])
-			fprintf(stderr, "pgrptrace: cannot attach BPF program: %s", last_prog_err);
-		else
-			fprintf(stderr, "pgrptrace: cannot attach BPF programs: %s\n",
-				strerror(-err));
-		loader__stop(l);
-		return -1;
 	}
 	if (verbosity)
 		fprintf(stderr, "pgrptrace: attached with %s hooks\n", level_names[l->level]);
 	return 0;
+}
+
+int loader__probe(const struct loader_cfg *cfg, enum hook_level level, char *why, size_t len,
+		  bool *has_iter)
+{
+	struct loader l = {};
+	int err;
+
+	verbosity = cfg->verbose;
+	libbpf_set_print(libbpf_print);
+	*why = '\0';
+	if (level == HOOK_FENTRY && probe_fentry(cfg, why, len))
+		return -1;
+	last_prog_err[0] = '\0';
+	err = open_and_load(&l, cfg, level, true, true);
+	if (!err) {
+		*has_iter = l.has_iter;
+		last_prog_err[0] = '\0';
+		err = pgrptrace_bpf__attach(l.skel);
+		if (err)
+			snprintf(why, len, "attach: %.*s", (int)strcspn(last_prog_err, "\n"),
+				 last_prog_err[0] ? last_prog_err : strerror(-err));
+		loader__stop(&l);
+	} else {
+		const char *p = strstr(last_prog_err, "prog '");
+
+		snprintf(why, len, "load: %.*s", (int)strcspn(p ? p : "", "\n"),
+			 p ? p : "refused");
+	}
+	return err ? -1 : 0;
 }
 
 void loader__stop(struct loader *l)

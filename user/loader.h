@@ -7,10 +7,12 @@
 #include <linux/types.h>
 #include "pgrptrace.h"
 
-/* How the tracepoints are attached, best first. */
+/* How the lifecycle, signal and cgroup events are hooked, best first. */
 enum hook_level {
+	HOOK_FENTRY,	/* tp_btf, plus fentry where a tracepoint can only predict */
 	HOOK_TP_BTF,	/* BTF-typed tracepoints */
 	HOOK_RAW_TP,	/* raw tracepoints: same data, probe reads */
+	HOOK_TRACEPOINT,	/* classic tracepoints: tasks found from pids and lists */
 	HOOK_LEVELS,
 };
 
@@ -47,5 +49,16 @@ int loader__trace(struct loader *l, __u32 tgid);
 void loader__drops(const struct loader *l, __u64 out[PGT_TYPE_MAX]);
 __u64 loader__stat(const struct loader *l, enum pgt_stat idx);
 const char *loader__level_name(enum hook_level level);
+
+/* Whether privileges allow loading BPF programs. */
+bool loader__has_caps(void);
+/*
+ * For --check: load and attach the programs of @level, then unload them.
+ * 0, or -1 with the reason in @why. @has_iter says whether iter/task loads.
+ */
+int loader__probe(const struct loader_cfg *cfg, enum hook_level level, char *why, size_t len,
+		  bool *has_iter);
+/* Make tracefs available for the syscall tracepoints (mounting it if needed). */
+int loader__tracefs(struct loader *l);
 
 #endif /* __LOADER_H */

@@ -344,7 +344,8 @@ static void on_reap(struct model *m, const struct pgt_reap *e)
 {
 	struct mproc *p = model__find(m, e->pid);
 
-	if (p && model__same_start(p, e->start_ns))
+	/* Start time 0: the classic tracepoint level, which knows only a pid. */
+	if (p && (e->start_ns ? model__same_start(p, e->start_ns) : p->zombie))
 		proc_remove(m, p);
 }
 

@@ -26,12 +26,14 @@ static const char doc[] =
 	"  pgrptrace --tree --tty pts/0   # live tree of the session on pts/0\n"
 	"  pgrptrace --verify             # check the model against /proc\n"
 	"  pgrptrace --escapes --json     # who leaves their session, group, tty\n"
+	"  pgrptrace --check              # what this kernel offers, and which hooks\n"
 	"  pgrptrace --json -- sh -c 'setsid sleep 1 &'\n"
 	"                                 # run a command, trace it and its\n"
 	"                                 # descendants, exit with its status\n"
 	"\n"
 	"Exit status: 0 on success (in command mode, the command's status, or 128+N\n"
-	"if signal N killed it), 1 on a failure, 2 on a usage error.\n"
+	"if signal N killed it), 1 on a failure, 2 on a usage error. --check exits 0\n"
+	"if pgrptrace can trace here, 1 if not.\n"
 	"\n"
 	"Requires root, or CAP_BPF, CAP_PERFMON and CAP_SYS_ADMIN, and a kernel with\n"
 	"BTF (/sys/kernel/btf/vmlinux).";
@@ -49,6 +51,7 @@ enum {
 	OPT_UID,
 	OPT_SIGNALS,
 	OPT_ESCAPES,
+	OPT_CHECK,
 };
 
 static const struct argp_option options[] = {
@@ -77,6 +80,9 @@ static const struct argp_option options[] = {
 	{ "uid", OPT_UID, "UID", 0, "Only processes of this uid", 1 },
 	{ "verify", OPT_VERIFY, NULL, 0,
 	  "Compare the model with /proc and print every difference", 1 },
+	{ NULL, 0, NULL, 0, "Self-check:", 2 },
+	{ "check", OPT_CHECK, NULL, 0,
+	  "Say what this kernel offers and which hook each event would use; no tracing", 2 },
 	{},
 };
 
@@ -183,6 +189,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_ESCAPES:
 		o->escapes = true;
 		break;
+	case OPT_CHECK:
+		o->check = true;
+		break;
 	case OPT_SIGNALS:
 		if (!strcmp(arg, "none"))
 			o->signal_mode = 0;
@@ -212,6 +221,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 				   "--snapshot, --tree, --verify and --escapes exclude each other");
 		if ((o->snapshot || o->tree) && o->cmd)
 			argp_error(state, "--snapshot and --tree take no command");
+		if (o->check && (o->cmd || o->pid || o->snapshot || o->tree || o->verify ||
+				 o->escapes || o->output))
+			argp_error(state, "--check takes only --json, --btf, --ringbuf-size and -v");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;

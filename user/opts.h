@@ -29,6 +29,7 @@ struct opts {
 	const char *tty;	/* --tty */
 	bool has_uid;
 	__u32 uid;		/* --uid */
+	bool check;		/* --check: what this kernel offers, no tracing */
 };
 
 /* Parses argv into @o; exits 2 with a message on a usage error. */

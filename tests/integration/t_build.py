@@ -27,7 +27,7 @@ t.eq(p.stderr, "", "man: no warnings")
 t.ok("EXIT STATUS" in p.stdout and "EXAMPLES" in p.stdout, "man: has exit status and examples")
 
 # The dependency files list the shared header for user and BPF objects.
-for d in (".output/user/decode.d", ".output/bpf/lifecycle.bpf.d"):
+for d in (".output/user/decode.d", ".output/bpf/pgrptrace.bpf.d"):
     path = os.path.join(top, d)
     deps = open(path).read() if os.path.exists(path) else ""
     t.ok("pgrptrace.h" in deps, "deps: %s names bpf/pgrptrace.h" % d)

@@ -116,6 +116,21 @@ static void test_pid_reuse(void **state)
 	model__free(m);
 }
 
+/* The classic tracepoint level reaps by pid alone (start 0): zombies only. */
+static void test_reap_without_start_time(void **state)
+{
+	struct model *m = base();
+
+	fork_(m, ctx(200, 100, 200, 200, 30, "bash"), ctx(300, 200, 200, 200, 40, "job"));
+	reap(m, 300, 0);		/* a thread's free, or early: not a zombie yet */
+	assert_non_null(model__find(m, 300));
+	exit_(m, ctx(300, 200, 200, 200, 40, "job"), 0);
+	reap(m, 300, 0);
+	assert_null(model__find(m, 300));
+	assert_int_equal(model__group(m, 200)->members, 1);
+	model__free(m);
+}
+
 static void test_reparent_subreaper_and_init(void **state)
 {
 	struct model *m = base();
@@ -316,6 +331,7 @@ int main(void)
 		cmocka_unit_test(test_non_leader_exec),
 		cmocka_unit_test(test_stale_event_after_snapshot),
 		cmocka_unit_test(test_tree_rendering),
+		cmocka_unit_test(test_reap_without_start_time),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

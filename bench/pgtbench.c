@@ -1,0 +1,288 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * pgtbench: the workloads of `make bench`. Each mode repeats one operation
+ * that changes process groups or sends group signals, for a bounded time and
+ * count, and prints one JSON line: the mode, its pid, the operations done,
+ * the seconds taken, and what an observer should have seen (forks and
+ * signal deliveries generated).
+ *
+ *   pgtbench MODE [SECONDS [MAX_OPS]]
+ *
+ * Modes: fork, spawn, setsid, setpgid, signal, signal_ign, pty, mixed; and
+ * hold (SECONDS N): N sleeping children, for memory figures.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+#define GROUP_SIZE 4
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void die(const char *what)
+{
+	fprintf(stderr, "pgtbench: %s: %s\n", what, strerror(errno));
+	exit(1);
+}
+
+static void reap(pid_t pid)
+{
+	while (waitpid(pid, NULL, 0) < 0)
+		if (errno != EINTR)
+			die("waitpid");
+}
+
+/* One child doing @what, waited for: fork, spawn, setsid, setpgid. */
+static void one_child(char what)
+{
+	static char *const true_argv[] = { "true", NULL };
+	pid_t pid = fork();
+
+	if (pid < 0)
+		die("fork");
+	if (!pid) {
+		if (what == 's')
+			setsid();
+		else if (what == 'p')
+			setpgid(0, 0);
+		else if (what == 'e')
+			execv("/bin/true", true_argv);
+		_exit(0);
+	}
+	reap(pid);
+}
+
+static void on_signal(int sig)
+{
+}
+
+static void member(int sig, bool ignore, int ready)
+{
+	struct sigaction sa = { .sa_handler = ignore ? SIG_IGN : on_signal };
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	sigaction(sig, &sa, NULL);
+	if (write(ready, "x", 1) != 1)
+		_exit(1);
+	for (;;)
+		pause();
+}
+
+/*
+ * A process group of GROUP_SIZE members that handle (or ignore) @sig and
+ * wait for it. With @tty, the first member makes a session with that tty as
+ * its controlling tty and the group its foreground group, and forks the
+ * others (a group cannot span sessions).
+ */
+static pid_t make_group(int sig, bool ignore, const char *tty)
+{
+	int ready[2], i;
+	pid_t pgid;
+
+	if (pipe(ready))
+		die("pipe");
+	pgid = fork();
+	if (pgid < 0)
+		die("fork");
+	if (!pgid) {
+		if (tty) {
+			int fd;
+
+			setsid();
+			fd = open(tty, O_RDWR);		/* acquires it */
+			if (fd < 0 || tcsetpgrp(fd, getpid()))
+				_exit(1);
+		} else {
+			setpgid(0, 0);
+		}
+		for (i = 1; i < GROUP_SIZE; i++) {
+			pid_t pid = fork();
+
+			if (pid < 0)
+				_exit(1);
+			if (!pid)
+				member(sig, ignore, ready[1]);
+		}
+		member(sig, ignore, ready[1]);
+	}
+	if (!tty)
+		setpgid(pgid, pgid);	/* both sides, as a shell does */
+	close(ready[1]);		/* a member's failure ends the read */
+	for (i = 0; i < GROUP_SIZE; i++)
+		if (read(ready[0], &(char){ 0 }, 1) != 1)
+			die("group member");
+	close(ready[0]);
+	return pgid;
+}
+
+/* Kill the group; its members come back to us (a subreaper) to be reaped. */
+static void end_group(pid_t pgid)
+{
+	kill(-pgid, SIGKILL);
+	while (wait(NULL) > 0 || errno == EINTR)
+		;
+}
+
+/* A pty whose slave side has ISIG and no echo: ^C written to the master
+ * signals the slave's foreground group. */
+static int open_pty(char *name, size_t len)
+{
+	struct termios t;
+	int master, slave;
+
+	master = posix_openpt(O_RDWR | O_NOCTTY);
+	if (master < 0 || grantpt(master) || unlockpt(master) ||
+	    ptsname_r(master, name, len))
+		die("pty");
+	slave = open(name, O_RDWR | O_NOCTTY);
+	if (slave < 0 || tcgetattr(slave, &t))
+		die("pty slave");
+	t.c_lflag |= ISIG;
+	t.c_lflag &= ~(ECHO | ECHOCTL | ICANON);
+	t.c_cc[VINTR] = 3;
+	if (tcsetattr(slave, TCSANOW, &t))
+		die("pty attributes");
+	close(slave);
+	return master;
+}
+
+int main(int argc, char **argv)
+{
+	double secs = argc > 2 ? atof(argv[2]) : 0.5, start, end;
+	long max_ops = argc > 3 ? atol(argv[3]) : 10000000, ops = 0;
+	long forks = 0, deliveries = 0;
+	const char *mode;
+
+	if (argc < 2 || secs <= 0 || max_ops <= 0) {
+		fprintf(stderr, "usage: pgtbench fork|spawn|setsid|setpgid|signal|signal_ign|"
+				"pty|mixed [SECONDS [MAX_OPS]]\n");
+		return 2;
+	}
+	mode = argv[1];
+	signal(SIGPIPE, SIG_IGN);
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	alarm((unsigned int)secs + 30);		/* bounded, whatever blocks */
+
+	if (!strcmp(mode, "fork") || !strcmp(mode, "spawn") || !strcmp(mode, "setsid") ||
+	    !strcmp(mode, "setpgid")) {
+		char what = mode[1] == 'o' ? 'f' : mode[1] == 'p' ? 'e' : mode[4] == 'i' ? 's' : 'p';
+
+		start = now();
+		end = start + secs;
+		do {
+			one_child(what);
+			ops++;
+		} while (ops < max_ops && now() < end);
+		forks = ops;
+	} else if (!strcmp(mode, "signal") || !strcmp(mode, "signal_ign")) {
+		pid_t pgid = make_group(SIGUSR1, mode[6] == '_', NULL);
+
+		start = now();
+		end = start + secs;
+		do {
+			if (kill(-pgid, SIGUSR1))
+				die("kill");
+			ops++;
+		} while (ops < max_ops && (ops & 63 || now() < end));
+		deliveries = ops * GROUP_SIZE;
+		end = now();
+		end_group(pgid);
+		secs = end - start;
+		goto report;
+	} else if (!strcmp(mode, "pty")) {
+		char name[64];
+		int master = open_pty(name, sizeof(name));
+
+		pid_t pgid = make_group(SIGINT, false, name);
+
+		start = now();
+		end = start + secs;
+		/*
+		 * Non-blocking: a master writer waiting for room is woken only when
+		 * the slave side flushes or reads, and that wakeup can be missed.
+		 */
+		fcntl(master, F_SETFL, O_NONBLOCK);
+		do {
+			ssize_t n = write(master, "\003", 1);
+
+			if (n == 1)
+				ops++;
+			else if (errno == EAGAIN)
+				usleep(100);
+			else
+				die("write pty");
+		} while (ops < max_ops && now() < end);
+		deliveries = ops * GROUP_SIZE;
+		end = now();
+		end_group(pgid);
+		close(master);
+		secs = end - start;
+		goto report;
+	} else if (!strcmp(mode, "mixed")) {
+		/* A shell's day: jobs, sessions, commands, and a job signalled. */
+		static const char cycle[] = "fspfefsp";
+		pid_t pgid = make_group(SIGUSR1, false, NULL);
+
+		start = now();
+		end = start + secs;
+		do {
+			one_child(cycle[ops % (sizeof(cycle) - 1)]);
+			forks++;
+			if (!(ops % 8)) {
+				kill(-pgid, SIGUSR1);
+				deliveries += GROUP_SIZE;
+			}
+			ops++;
+		} while (ops < max_ops && now() < end);
+		end = now();
+		end_group(pgid);
+		secs = end - start;
+		goto report;
+	} else if (!strcmp(mode, "hold")) {
+		/* hold SECONDS N: N sleeping children, for the memory figure. */
+		long i;
+
+		start = now();
+		for (i = 0; i < max_ops; i++) {
+			pid_t pid = fork();
+
+			if (pid < 0)
+				die("fork");
+			if (!pid) {
+				prctl(PR_SET_PDEATHSIG, SIGKILL);
+				for (;;)
+					pause();
+			}
+		}
+		forks = ops = max_ops;
+		printf("{\"mode\":\"hold\",\"pid\":%d,\"held\":%ld}\n", getpid(), ops);
+		fflush(stdout);
+		sleep((unsigned int)secs);
+		return 0;		/* PR_SET_PDEATHSIG ends the children */
+	} else {
+		fprintf(stderr, "pgtbench: unknown mode '%s'\n", mode);
+		return 2;
+	}
+	secs = now() - start;
+report:
+	printf("{\"mode\":\"%s\",\"pid\":%d,\"ops\":%ld,\"secs\":%.6f,\"ops_per_sec\":%.1f,"
+	       "\"forks\":%ld,\"deliveries\":%ld}\n",
+	       mode, getpid(), ops, secs, ops / secs, forks, deliveries);
+	return 0;
+}

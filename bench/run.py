@@ -1,0 +1,487 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+"""`make bench`: pgrptrace against the bare machine, forkstat, bpftrace and
+auditd, on the workloads of bench/pgtbench.c.
+
+Each round runs every workload bare, then under one observer, for each
+observer in turn (A/B/A/B), so that drift of the machine cancels out; ratios
+are observed/bare of the adjacent pair, reported as median (min-max) over the
+rounds. All of it twice: on an idle machine, and with a nice-19 busy loop on
+every CPU. Also measured: the observer's CPU (% of one core while the
+workload runs), what it saw of what the workload generated, its peak RSS, and
+the time from its start to the first event it delivers.
+
+Runs as root, bounded in time; every process it starts is its own, and comes
+back to it (a subreaper)."""
+import argparse
+import ctypes
+import json
+import os
+import re
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+MODES = ["fork", "spawn", "setsid", "setpgid", "signal", "signal_ign", "pty", "mixed"]
+GROUP = 4
+TICK = os.sysconf("SC_CLK_TCK")
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def log(msg):
+    sys.stderr.write("  BENCH    %s\n" % msg)
+    sys.stderr.flush()
+
+
+def cpu_ticks(pid):
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return int(fields[11]) + int(fields[12])
+    except (OSError, IndexError, ValueError):
+        return 0
+
+
+def peak_rss_kib(pid):
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def reap():
+    try:
+        while os.waitpid(-1, os.WNOHANG)[0] > 0:
+            pass
+    except ChildProcessError:
+        pass
+
+
+class Observer:
+    """One observer: how to start it, when it is ready, how to count what it
+    saw of a workload run, how to stop it."""
+    name = ""
+    sees_signals = True
+
+    def __init__(self, cfg, tmp):
+        self.cfg = cfg
+        self.tmp = tmp
+        self.out = os.path.join(tmp, self.name + ".out")
+        self.proc = None
+
+    def available(self):
+        return True
+
+    def argv(self):
+        raise NotImplementedError
+
+    def stdout_path(self):
+        return self.out
+
+    def start(self):
+        open(self.out, "w").close()
+        self.outf = open(self.stdout_path(), "w")
+        self.errf = open(self.out + ".err", "w")
+        self.t0 = time.monotonic()
+        self.proc = subprocess.Popen(self.argv(), stdout=self.outf, stderr=self.errf,
+                                     stdin=subprocess.DEVNULL, start_new_session=True)
+
+    def ready(self, timeout=20.0):
+        """Fork children until one shows in the output: the observer sees."""
+        end = time.monotonic() + timeout
+        while time.monotonic() < end and self.proc.poll() is None:
+            pid = os.fork()
+            if not pid:
+                os._exit(0)
+            os.waitpid(pid, 0)
+            if self.saw_pid(pid):
+                return time.monotonic() - self.t0
+            time.sleep(0.001)
+        return None
+
+    def saw_pid(self, pid):
+        with open(self.out, errors="replace") as f:
+            return re.search(r"\b%d\b" % pid, f.read()) is not None
+
+    def pid(self):
+        return self.proc.pid
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait()
+        self.outf.close()
+        self.errf.close()
+
+    def counts(self, run):
+        """(forks seen, deliveries seen) of one workload run, or None."""
+        return None
+
+
+class Pgrptrace(Observer):
+    name = "pgrptrace-json"
+
+    def argv(self):
+        return [self.cfg.pgrptrace, "--json", "-o", self.out]
+
+    def counts(self, run):
+        forks = deliveries = 0
+        lost = 0
+        with open(self.out, errors="replace") as f:
+            for line in f:
+                if '"pid":%d,' % run["pid"] not in line and '"signal"' not in line:
+                    continue
+                try:
+                    e = json.loads(line)
+                except ValueError:
+                    continue
+                if e.get("event") == "fork" and e["process"]["pid"] == run["pid"]:
+                    forks += 1
+                elif e.get("event") == "signal" and self.counted_signal(e, run):
+                    deliveries += len(e["recipients"])
+                elif e.get("event") == "lost":
+                    lost += e.get("count", 0)
+        return forks, deliveries
+
+    @staticmethod
+    def counted_signal(e, run):
+        if run["mode"] == "pty":
+            return e["signal"] == "SIGINT" and e["cause"] == "tty"
+        return e["process"]["pid"] == run["pid"] and e["signal"] == "SIGUSR1"
+
+
+class PgrptraceText(Observer):
+    """Text to /dev/null: nothing to count; ready once attached."""
+    name = "pgrptrace-text"
+
+    def argv(self):
+        return [self.cfg.pgrptrace, "-v"]
+
+    def stdout_path(self):
+        return os.devnull
+
+    def ready(self, timeout=20.0):
+        end = time.monotonic() + timeout
+        while time.monotonic() < end and self.proc.poll() is None:
+            with open(self.out + ".err") as f:
+                if "attached" in f.read():
+                    time.sleep(0.3)     # and the snapshot
+                    return None
+            time.sleep(0.005)
+        return None
+
+
+class Forkstat(Observer):
+    name = "forkstat"
+    sees_signals = False
+
+    def available(self):
+        return shutil.which("forkstat") is not None
+
+    def argv(self):
+        return ["forkstat", "-e", "fork,exec,exit,sid"]
+
+    def counts(self, run):
+        n = 0
+        pat = re.compile(r"\sfork\s+%d parent" % run["pid"])
+        with open(self.out, errors="replace") as f:
+            for line in f:
+                if pat.search(line):
+                    n += 1
+        return n, None
+
+
+class Bpftrace(Observer):
+    name = "bpftrace"
+
+    def available(self):
+        return shutil.which("bpftrace") is not None
+
+    def argv(self):
+        return ["bpftrace", os.path.join(HERE, "observer.bt")]
+
+    def counts(self, run):
+        forks = deliveries = 0
+        fork = "fork %d " % run["pid"]
+        sig = "signal %d 10 " % run["pid"]
+        with open(self.out, errors="replace") as f:
+            for line in f:
+                if line.startswith(fork):
+                    forks += 1
+                elif run["mode"] == "pty" and line.startswith("signal ") and \
+                        line.split()[2] == "2":
+                    deliveries += 1
+                elif line.startswith(sig):
+                    deliveries += 1
+        return forks, deliveries
+
+
+class Auditd(Observer):
+    """auditd with a rule on the same syscalls, logging to a private file."""
+    name = "auditd"
+    RULE = ["-a", "always,exit", "-F", "arch=b64", "-S",
+            "clone,fork,vfork,clone3,execve,setsid,setpgid,kill,exit_group", "-k", "pgtbench"]
+
+    def available(self):
+        if not shutil.which("auditd") or not shutil.which("auditctl"):
+            return False
+        if subprocess.run(["auditctl", "-s"], capture_output=True).returncode:
+            return False
+        return "pid 0" in subprocess.run(["auditctl", "-s"], capture_output=True,
+                                         text=True).stdout    # no other auditd
+
+    def argv(self):
+        conf = os.path.join(self.tmp, "auditd")
+        os.makedirs(conf, exist_ok=True)
+        with open("/etc/audit/auditd.conf") as f:
+            text = re.sub(r"(?m)^log_file\s*=.*$", "log_file = " + self.out + ".log", f.read())
+        with open(os.path.join(conf, "auditd.conf"), "w") as f:
+            f.write(text)
+        os.chmod(os.path.join(conf, "auditd.conf"), 0o640)
+        self.enabled = re.search(r"enabled (\d)", subprocess.run(
+            ["auditctl", "-s"], capture_output=True, text=True).stdout).group(1)
+        return ["auditd", "-n", "-c", conf]
+
+    def start(self):
+        Observer.start(self)
+        end = time.monotonic() + 10
+        while time.monotonic() < end and "pid %d" % self.proc.pid not in subprocess.run(
+                ["auditctl", "-s"], capture_output=True, text=True).stdout:
+            time.sleep(0.01)
+        # Debian's audit.rules sets an 8192-record backlog; the kernel's is 64.
+        st = subprocess.run(["auditctl", "-s"], capture_output=True, text=True).stdout
+        self.backlog = re.search(r"backlog_limit (\d+)", st).group(1)
+        subprocess.run(["auditctl", "-b", "8192"], capture_output=True)
+        subprocess.run(["auditctl"] + self.RULE, capture_output=True)
+        self.out_log = self.out + ".log"
+
+    def saw_pid(self, pid):
+        try:
+            with open(self.out_log, errors="replace") as f:
+                return (" ppid=%d " % os.getpid()) in f.read()
+        except OSError:
+            return False
+
+    def stop(self):
+        subprocess.run(["auditctl", "-D"], capture_output=True)
+        Observer.stop(self)
+        subprocess.run(["auditctl", "-e", self.enabled, "-b", self.backlog], capture_output=True)
+
+    def counts(self, run):
+        forks = kills = 0
+        pid = " pid=%d " % run["pid"]
+        try:
+            f = open(self.out_log, errors="replace")
+        except OSError:
+            return 0, 0
+        with f:
+            for line in f:
+                if line.startswith("type=SYSCALL") and pid in line:
+                    m = re.search(r" syscall=(\d+) ", line)
+                    if m and m.group(1) in ("56", "57", "58", "435"):
+                        forks += 1
+                    elif m and m.group(1) == "62":
+                        kills += 1
+        return forks, (None if run["mode"] == "pty" else kills * GROUP)
+
+
+OBSERVERS = {c.name: c for c in (Pgrptrace, PgrptraceText, Forkstat, Bpftrace, Auditd)}
+
+
+def workload(cfg, mode):
+    p = subprocess.run([cfg.pgtbench, mode, str(cfg.secs)], capture_output=True, text=True,
+                       timeout=cfg.secs + 60)
+    reap()
+    if p.returncode:
+        raise RuntimeError("pgtbench %s: %s" % (mode, p.stderr.strip()))
+    return json.loads(p.stdout)
+
+
+def suite(cfg, obs, modes):
+    """Every mode once; with an observer, its CPU per mode and what it saw."""
+    runs = []
+    if obs:
+        obs.start()
+        obs.first = obs.ready()
+        if obs.proc.poll() is not None:
+            obs.stop()
+            raise RuntimeError("%s exited: %s" % (obs.name, open(obs.out + ".err").read()[-500:]))
+    for mode in modes:
+        c0 = cpu_ticks(obs.pid()) if obs else 0
+        t0 = time.monotonic()
+        run = workload(cfg, mode)
+        if obs:
+            time.sleep(0.05)       # what is in flight reaches the output
+            run["cpu"] = (cpu_ticks(obs.pid()) - c0) / TICK / (time.monotonic() - t0)
+        runs.append(run)
+    if obs:
+        rss = peak_rss_kib(obs.pid())
+        obs.stop()
+        for run in runs:
+            run["rss_kib"] = rss
+            run["seen"] = obs.counts(run)
+    return runs
+
+
+def busy_loops():
+    code = "import os\nos.nice(19)\nwhile True: pass\n"
+    return [subprocess.Popen([sys.executable, "-c", code]) for _ in range(os.cpu_count())]
+
+
+def fmt_range(vals, spec="%.2f"):
+    if not vals:
+        return "-"
+    if len(vals) == 1:
+        return spec % vals[0]
+    return (spec + " (" + spec + "-" + spec + ")") % (statistics.median(vals), min(vals), max(vals))
+
+
+def measure(cfg, observers, condition, tmp):
+    results = {o: {m: [] for m in cfg.modes} for o in observers}
+    bare = {m: [] for m in cfg.modes}
+    extra = {o: {"cpu": {m: [] for m in cfg.modes}, "seen": {m: [] for m in cfg.modes},
+                 "rss": [], "first": []} for o in observers}
+    for rnd in range(cfg.pairs):
+        for name in observers:
+            b = suite(cfg, None, cfg.modes)
+            obs = OBSERVERS[name](cfg, tmp)
+            o = suite(cfg, obs, cfg.modes)
+            for rb, ro in zip(b, o):
+                m = rb["mode"]
+                bare[m].append(rb["ops_per_sec"])
+                results[name][m].append(ro["ops_per_sec"] / rb["ops_per_sec"])
+                extra[name]["cpu"][m].append(ro["cpu"] * 100)
+                gen = (ro["forks"], ro["deliveries"])
+                extra[name]["seen"][m].append((ro["seen"], gen))
+            extra[name]["rss"].append(o[0]["rss_kib"])
+            if obs.first is not None:
+                extra[name]["first"].append(obs.first * 1000)
+        log("%s: round %d/%d done" % (condition, rnd + 1, cfg.pairs))
+    return bare, results, extra
+
+
+def seen_text(samples, mode):
+    """events seen / generated over all rounds: forks, or signal deliveries."""
+    got = want = 0
+    for seen, (forks, deliveries) in samples:
+        if seen is None:
+            return "-"
+        sf, sd = seen
+        if mode in ("signal", "signal_ign", "pty"):
+            if sd is None:
+                return "blind"
+            got, want = got + sd, want + deliveries
+        else:
+            got, want = got + sf, want + forks
+    return "%.3f" % (got / want) if want else "-"
+
+
+def table(cfg, condition, bare, results, extra, observers):
+    lines = ["### %s" % condition, "",
+             "Bare rate, operations/s (median of %d): " % (cfg.pairs * len(observers)) +
+             ", ".join("%s %s" % (m, "{:,.0f}".format(statistics.median(bare[m])))
+                       for m in cfg.modes), "",
+             "Throughput ratio to bare, median (min-max) of %d interleaved pairs:" % cfg.pairs, "",
+             "| observer | " + " | ".join(cfg.modes) + " |",
+             "|---|" + "---|" * len(cfg.modes)]
+    for o in observers:
+        lines.append("| %s | " % o + " | ".join(fmt_range(results[o][m]) for m in cfg.modes) +
+                     " |")
+    lines += ["", "Observer CPU, % of one core while the workload runs (median):", "",
+              "| observer | " + " | ".join(cfg.modes) + " |",
+              "|---|" + "---|" * len(cfg.modes)]
+    for o in observers:
+        lines.append("| %s | " % o + " | ".join(
+            "%.0f" % statistics.median(extra[o]["cpu"][m]) for m in cfg.modes) + " |")
+    lines += ["", "Events seen / generated (forks; signal deliveries for signal, signal_ign, "
+              "pty), all rounds:", "",
+              "| observer | " + " | ".join(cfg.modes) + " |",
+              "|---|" + "---|" * len(cfg.modes)]
+    for o in observers:
+        lines.append("| %s | " % o + " | ".join(seen_text(extra[o]["seen"][m], m)
+                                                for m in cfg.modes) + " |")
+    lines += ["", "| observer | peak RSS (MiB, max) | first event (ms, median (min-max)) |",
+              "|---|---|---|"]
+    for o in observers:
+        lines.append("| %s | %.1f | %s |" % (o, max(extra[o]["rss"]) / 1024,
+                                             fmt_range(extra[o]["first"], "%.0f")))
+    return "\n".join(lines) + "\n"
+
+
+BEGIN, END = "<!-- bench:begin (written by make bench) -->", "<!-- bench:end -->"
+
+
+def write_into(path, text):
+    """Replace the part of @path between the bench markers, or write it."""
+    old = open(path).read() if os.path.exists(path) else ""
+    if BEGIN in old and END in old:
+        new = old[:old.index(BEGIN) + len(BEGIN)] + "\n" + text + "\n" + old[old.index(END):]
+    else:
+        new = BEGIN + "\n" + text + "\n" + END + "\n"
+    with open(path, "w") as f:
+        f.write(new)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--pgrptrace", required=True)
+    ap.add_argument("--pgtbench", required=True)
+    ap.add_argument("--pairs", type=int, default=5)
+    ap.add_argument("--secs", type=float, default=0.3, help="seconds per workload run")
+    ap.add_argument("--modes", default=",".join(MODES))
+    ap.add_argument("--observers", default=",".join(OBSERVERS))
+    ap.add_argument("--conditions", default="idle,busy")
+    ap.add_argument("--out", help="write the tables to this file too")
+    cfg = ap.parse_args()
+    cfg.modes = cfg.modes.split(",")
+    if os.geteuid():
+        sys.exit("bench: run as root (the observers load BPF programs or audit rules)")
+    ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)      # PR_SET_CHILD_SUBREAPER
+    if not os.path.exists("/sys/kernel/tracing/events"):
+        subprocess.run(["mount", "-t", "tracefs", "nodev", "/sys/kernel/tracing"])
+    tmp = tempfile.mkdtemp(prefix="pgt-bench-")
+    observers = []
+    for name in cfg.observers.split(","):
+        o = OBSERVERS[name](cfg, tmp)
+        if o.available():
+            observers.append(name)
+        else:
+            log("%s: not available here, left out" % name)
+    started = time.monotonic()
+    out = ["Machine: %s, %d CPUs, kernel %s. Each workload run: %.1f s." %
+           (subprocess.run(["uname", "-m"], capture_output=True, text=True).stdout.strip(),
+            os.cpu_count(), os.uname().release, cfg.secs), ""]
+    for cond in cfg.conditions.split(","):
+        loops = busy_loops() if cond == "busy" else []
+        try:
+            bare, res, extra = measure(cfg, observers, cond, tmp)
+        finally:
+            for p in loops:
+                p.kill()
+                p.wait()
+        label = {"idle": "Idle machine",
+                 "busy": "Busy machine (a nice-19 busy loop on every CPU)"}.get(cond, cond)
+        out.append(table(cfg, label, bare, res, extra, observers))
+    out.append("Total bench time: %.0f s." % (time.monotonic() - started))
+    text = "\n".join(out)
+    print(text)
+    if cfg.out:
+        write_into(cfg.out, text)
+    if not os.environ.get("PGT_BENCH_KEEP"):
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

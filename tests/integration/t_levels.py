@@ -1,0 +1,101 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+"""Hook levels and --check. --check must tell the truth about this kernel:
+its release and configuration as read here, tracefs, and for every level
+whether it loads, which forcing the level with PGRPTRACE_HOOKS confirms. Each
+level that loads traces a workload; one the kernel refuses (fentry here) is
+reported as skipped, with the reason. The full end-to-end tests run again at
+every level below the default in `make check` (check-levels)."""
+import gzip
+import json
+import os
+import subprocess
+
+from harness import PGRPTRACE, Tap, check_nothing_left, run_tracer, workload
+
+t = Tap()
+LEVELS = ["fentry", "tp_btf", "raw_tp", "tracepoint"]
+
+p = subprocess.run([PGRPTRACE, "--check", "--json"], capture_output=True, text=True, timeout=120)
+t.eq(p.returncode, 0, "check: exit 0, this machine can trace")
+t.eq(p.stderr, "", "check: nothing on stderr")
+c = json.loads(p.stdout)
+t.eq(c["kernel"]["release"], os.uname().release, "check: the kernel release")
+t.eq(c["kernel"]["machine"], os.uname().machine, "check: the machine")
+t.eq((c["btf"]["present"], c["btf"]["bytes"]), (True, os.path.getsize("/sys/kernel/btf/vmlinux")),
+     "check: BTF and its size")
+t.ok(c["tracefs"]["mounted"] and os.path.exists("/sys/kernel/tracing/events/sched"),
+     "check: tracefs mounted (by the check if it was not)", c["tracefs"])
+config = {}
+for path in ("/proc/config.gz", "/boot/config-" + os.uname().release):
+    try:
+        with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
+            for line in f:
+                if line.startswith("CONFIG_") and "=" in line:
+                    k, v = line.strip().split("=", 1)
+                    config[k] = v
+        break
+    except OSError:
+        continue
+if config and c["config"]:
+    got = {k: v for k, v in c["config"].items() if k != "source"}
+    t.eq(got, {k: config.get(k, "n") for k in got}, "check: CONFIG_ values as read here")
+    t.eq(c["config"]["CONFIG_BPF_EVENTS"], "y", "check: BPF_EVENTS reported")
+else:
+    t.eq(c["config"], None, "check: config reported unreadable when it is")
+t.eq([l["name"] for l in c["levels"]], LEVELS, "check: the four levels, best first")
+t.ok(c["iterators"], "check: iter/task loads here")
+t.eq(c["ringbuf_bytes"], 4 << 20, "check: the default ring buffer size")
+ok = {l["name"]: l["ok"] for l in c["levels"]}
+t.ok(ok["tracepoint"] and ok["raw_tp"] and ok["tp_btf"], "check: tracepoints of every kind load",
+     ok)
+t.eq(c["level"], next(l for l in LEVELS if ok[l]), "check: the level used is the best that loads")
+ev = {e["event"]: e for e in c["events"]}
+t.eq(ev["fork"]["hook"], {"fentry": "tp_btf/sched_process_fork",
+                          "tp_btf": "tp_btf/sched_process_fork",
+                          "raw_tp": "raw_tp/sched_process_fork",
+                          "tracepoint": "tracepoint/sched/sched_process_fork"}[c["level"]],
+     "check: fork's hook at that level")
+t.ok(ev["reap"]["fallback"] is None or ev["reap"]["fallback_loses"],
+     "check: each fallback says what it loses", ev["reap"])
+t.ok(all(ev[k]["hook"].startswith("tracepoint/syscalls/") for k in
+        ("setsid, setpgid, subreaper", "tty acquire, release, foreground",
+         "signal causes (kill family)")),
+     "check: the syscall events use syscall tracepoints")
+
+text = subprocess.run([PGRPTRACE, "--check"], capture_output=True, text=True, timeout=120)
+t.eq(text.returncode, 0, "check text: exit 0")
+t.ok("pgrptrace can trace here, with %s hooks." % c["level"] in text.stdout,
+     "check text: the verdict names the level", text.stdout[-200:])
+for name in LEVELS:
+    line = [l for l in text.stdout.splitlines() if l.strip().startswith(name + " ")]
+    t.ok(line and (("loads and attaches" in line[0]) == ok[name]),
+         "check text: %s says the same as JSON" % name, line)
+
+# Every level: forcing it agrees with --check; a level that loads traces.
+for name in LEVELS:
+    r = run_tracer(["-v", "--json", "--"] + workload("exit", "3"),
+                   env={"PGRPTRACE_HOOKS": name})
+    if not ok[name]:
+        why = [l["reason"] for l in c["levels"] if l["name"] == name][0]
+        t.eq(r.rc, 1, "%s: forced, it fails as --check said" % name)
+        t.ok("cannot load" in r.err or "cannot attach" in r.err,
+             "%s: with a one-line reason" % name, r.err[-300:])
+        t.skip("%s: traces a workload" % name, "refused by this kernel: %s" % why)
+        continue
+    t.eq(r.rc, 3, "%s: the command ran, its status passed on" % name)
+    t.ok("attached with %s hooks" % name in r.err, "%s: says the level" % name, r.err[-300:])
+    t.eq([e["event"] for e in r.events if e["event"] in ("exec", "exit")][-2:],
+         ["exec", "exit"], "%s: exec and exit seen" % name)
+    exits = r.of("exit")
+    t.ok(exits and exits[-1]["exit"]["code"] == 3, "%s: the exit code" % name)
+
+# An unreadable BTF file: --check says so and exits 1.
+p = subprocess.run([PGRPTRACE, "--check", "--btf", "/nonexistent"], capture_output=True,
+                   text=True, timeout=60)
+t.eq(p.returncode, 1, "check: missing BTF file, exit 1")
+t.ok("cannot trace here" in p.stdout and "missing" in p.stdout, "check: and says why",
+     p.stdout[-300:])
+
+check_nothing_left(t, "levels")
+t.done()

@@ -1,0 +1,357 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * --check: what this kernel offers pgrptrace, found by trying rather than by
+ * version numbers. Every hook level is loaded, attached and unloaded; the
+ * report says which attach point each event kind would use, the fallback
+ * below it, and what that fallback loses.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+#include <zlib.h>
+#include "check.h"
+#include "loader.h"
+#include "sbuf.h"
+
+#define VMLINUX_BTF	"/sys/kernel/btf/vmlinux"
+#define TRACEFS		"/sys/kernel/tracing"
+
+/* Where each event kind is hooked at each level, and what a level loses. */
+struct hook_row {
+	const char *event;
+	const char *at[HOOK_LEVELS];
+	const char *loses[HOOK_LEVELS];	/* against the level above; NULL: nothing */
+};
+
+#define SAME4(x) { x, x, x, x }
+
+static const struct hook_row rows[] = {
+	{ "fork",
+	  { "tp_btf/sched_process_fork", "tp_btf/sched_process_fork",
+	    "raw_tp/sched_process_fork", "tracepoint/sched/sched_process_fork" },
+	  { NULL, NULL, NULL,
+	    "the child is found on its parent's lists; a fork racing another by the same "
+	    "parent can be missed" } },
+	{ "exec",
+	  { "tp_btf/sched_process_exec", "tp_btf/sched_process_exec",
+	    "raw_tp/sched_process_exec", "tracepoint/sched/sched_process_exec" },
+	  { NULL } },
+	{ "exit, reparent",
+	  { "tp_btf/sched_process_exit", "tp_btf/sched_process_exit",
+	    "raw_tp/sched_process_exit", "tracepoint/sched/sched_process_exit" },
+	  { NULL } },
+	{ "reap",
+	  { "tp_btf/sched_process_free", "tp_btf/sched_process_free",
+	    "raw_tp/sched_process_free", "tracepoint/sched/sched_process_free" },
+	  { NULL, NULL, NULL,
+	    "no start time: a reap is applied only to a process seen exiting" } },
+	{ "tty lost by an exiting leader",
+	  { "fentry/disassociate_ctty", "tp_btf/sched_process_exit",
+	    "raw_tp/sched_process_exit", "tracepoint/sched/sched_process_exit" },
+	  { NULL, "predicted at exit, just before the kernel does it", NULL, NULL } },
+	{ "signal",
+	  { "tp_btf/signal_generate", "tp_btf/signal_generate", "raw_tp/signal_generate",
+	    "tracepoint/signal/signal_generate" },
+	  { NULL, NULL, NULL, "the recipient is looked up by pid; one already gone is missed" } },
+	{ "cgroup",
+	  { "tp_btf/cgroup_attach_task", "tp_btf/cgroup_attach_task",
+	    "raw_tp/cgroup_attach_task", "tracepoint/cgroup/cgroup_attach_task" },
+	  { NULL, NULL, NULL, "the task is looked up by pid; one already gone is missed" } },
+	{ "setsid, setpgid, subreaper",
+	  SAME4("tracepoint/syscalls/sys_{enter,exit}_{setsid,setpgid,prctl}"), { NULL } },
+	{ "tty acquire, release, foreground",
+	  SAME4("tracepoint/syscalls/sys_{enter,exit}_{ioctl,openat,openat2}"), { NULL } },
+	{ "signal causes (kill family)",
+	  SAME4("tracepoint/syscalls/sys_{enter,exit}_{kill,tkill,tgkill,rt_sigqueueinfo,"
+		"pidfd_send_signal}"),
+	  { NULL } },
+};
+
+static const char *const config_keys[] = {
+	"CONFIG_BPF_SYSCALL", "CONFIG_DEBUG_INFO_BTF", "CONFIG_BPF_EVENTS", "CONFIG_FTRACE_SYSCALLS",
+	"CONFIG_UPROBE_EVENTS", "CONFIG_KPROBE_EVENTS", "CONFIG_FUNCTION_TRACER",
+	"CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS", "CONFIG_AUDITSYSCALL",
+};
+#define NKEYS (sizeof(config_keys) / sizeof(config_keys[0]))
+
+struct facts {
+	struct utsname uts;
+	long long btf_bytes;		/* -1: absent */
+	bool tracefs_mounted, tracefs_known, tracefs_mounted_now;
+	const char *config_src;		/* NULL: not readable */
+	char config[NKEYS][8];		/* "y", "m", "n" (unset) */
+	bool caps;
+	bool level_ok[HOOK_LEVELS];
+	char level_why[HOOK_LEVELS][256];
+	bool has_iter;
+	int best;			/* -1: none */
+};
+
+static bool fs_known(const char *name)
+{
+	char line[128];
+	bool found = false;
+	FILE *f = fopen("/proc/filesystems", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (strstr(line, name))
+			found = true;
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/* CONFIG_ values from /proc/config.gz, else /boot/config-RELEASE. */
+static void read_config(struct facts *f)
+{
+	static char boot[300];
+	char line[512];
+	gzFile gz;
+	size_t i;
+
+	for (i = 0; i < NKEYS; i++)
+		strcpy(f->config[i], "n");
+	snprintf(boot, sizeof(boot), "/boot/config-%s", f->uts.release);
+	gz = gzopen("/proc/config.gz", "rb");
+	f->config_src = "/proc/config.gz";
+	if (!gz) {
+		gz = gzopen(boot, "rb");	/* reads plain files too */
+		f->config_src = boot;
+	}
+	if (!gz) {
+		f->config_src = NULL;
+		return;
+	}
+	while (gzgets(gz, line, sizeof(line))) {
+		for (i = 0; i < NKEYS; i++) {
+			size_t n = strlen(config_keys[i]);
+
+			if (!strncmp(line, config_keys[i], n) && line[n] == '=') {
+				snprintf(f->config[i], sizeof(f->config[i]), "%.*s",
+					 (int)strcspn(line + n + 1, "\n"), line + n + 1);
+			}
+		}
+	}
+	gzclose(gz);
+}
+
+static void gather(const struct opts *o, struct facts *f)
+{
+	struct loader_cfg cfg = {
+		.self_tgid = (__u32)getpid(),
+		.ringbuf_bytes = o->ringbuf_bytes,
+		.wakeup_bytes = o->ringbuf_bytes / 4,
+		.btf_path = o->btf_path,
+		.verbose = o->verbose,
+		.signal_mode = o->signal_mode,
+	};
+	struct loader l = {};
+	struct stat st;
+	int i;
+
+	uname(&f->uts);
+	f->btf_bytes = stat(o->btf_path ?: VMLINUX_BTF, &st) ? -1 : (long long)st.st_size;
+	f->tracefs_mounted = !access(TRACEFS "/events", F_OK);
+	f->tracefs_known = fs_known("tracefs");
+	read_config(f);
+	f->caps = loader__has_caps();
+	f->best = -1;
+	if (!f->caps || f->btf_bytes < 0)
+		return;
+	/* The syscall tracepoints need tracefs, as tracing would. */
+	if (!f->tracefs_mounted && !loader__tracefs(&l))
+		f->tracefs_mounted_now = true;
+	for (i = 0; i < HOOK_LEVELS; i++) {
+		bool iter = false;
+
+		f->level_ok[i] = !loader__probe(&cfg, i, f->level_why[i],
+						sizeof(f->level_why[i]), &iter);
+		if (f->level_ok[i] && f->best < 0) {
+			f->best = i;
+			f->has_iter = iter;
+		}
+	}
+}
+
+/* The first level at or below @from that works, or -1. */
+static int next_ok(const struct facts *f, int from)
+{
+	for (; from < HOOK_LEVELS; from++)
+		if (f->level_ok[from])
+			return from;
+	return -1;
+}
+
+/* What falling from @used to @fb loses for @r: the first thing a level lost. */
+static const char *fallback_loss(const struct hook_row *r, int used, int fb)
+{
+	int i;
+
+	for (i = used + 1; i <= fb; i++)
+		if (r->loses[i])
+			return r->loses[i];
+	return NULL;
+}
+
+static void print_text(const struct opts *o, const struct facts *f)
+{
+	size_t i;
+	int l;
+
+	printf("kernel       %s %s %s\n", f->uts.sysname, f->uts.release, f->uts.machine);
+	if (f->btf_bytes < 0)
+		printf("btf          %s: missing: the kernel needs CONFIG_DEBUG_INFO_BTF=y\n",
+		       o->btf_path ?: VMLINUX_BTF);
+	else
+		printf("btf          %s (%lld bytes)\n", o->btf_path ?: VMLINUX_BTF, f->btf_bytes);
+	printf("tracefs      %s: %s\n", TRACEFS,
+	       f->tracefs_mounted ? "mounted" :
+	       f->tracefs_mounted_now ? "was not mounted; mounted now, as pgrptrace does" :
+	       f->tracefs_known ? "not mounted; pgrptrace mounts it" :
+				  "missing: the kernel has no tracefs");
+	if (f->config_src) {
+		printf("config       from %s:", f->config_src);
+		for (i = 0; i < NKEYS; i++)
+			printf("%s%s=%s", i % 3 ? " " : "\n               ", config_keys[i] + 7,
+			       f->config[i]);
+		printf("\n");
+	} else {
+		printf("config       not readable (no /proc/config.gz, no /boot/config-%s)\n",
+		       f->uts.release);
+	}
+	printf("privileges   %s\n", f->caps ? "enough (CAP_BPF, CAP_PERFMON, CAP_SYS_ADMIN or root)"
+					: "missing: run as root, or with CAP_BPF, CAP_PERFMON "
+					  "and CAP_SYS_ADMIN");
+	printf("ring buffer  %u bytes (--ringbuf-size)\n", o->ringbuf_bytes);
+	if (f->best >= 0)
+		printf("iterators    %s\n", f->has_iter ? "iter/task loads: snapshot from the kernel"
+						 : "iter/task does not load: snapshot from /proc");
+	if (!f->caps || f->btf_bytes < 0)
+		goto verdict;
+	printf("\nhook levels, best first:\n");
+	for (l = 0; l < HOOK_LEVELS; l++)
+		printf("  %-11s %s%s%s\n", loader__level_name(l),
+		       f->level_ok[l] ? "loads and attaches" : "refused",
+		       f->level_ok[l] ? "" : ": ", f->level_ok[l] ? "" : f->level_why[l]);
+	if (f->best < 0)
+		goto verdict;
+	printf("\nevents:\n");
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		const struct hook_row *r = &rows[i];
+		int fb = next_ok(f, f->best + 1);
+		const char *loss;
+
+		while (fb >= 0 && !strcmp(r->at[fb], r->at[f->best]))
+			fb = next_ok(f, fb + 1);
+		printf("  %s\n    uses      %s\n", r->event, r->at[f->best]);
+		if (fb < 0) {
+			printf("    fallback  none\n");
+			continue;
+		}
+		loss = fallback_loss(r, f->best, fb);
+		printf("    fallback  %s, losing %s\n", r->at[fb], loss ?: "nothing");
+	}
+verdict:
+	if (f->best >= 0)
+		printf("\npgrptrace can trace here, with %s hooks.\n", loader__level_name(f->best));
+	else
+		printf("\npgrptrace cannot trace here.\n");
+}
+
+static void json_kv(struct sbuf *sb, const char *key, const char *val)
+{
+	sbuf__printf(sb, "\"%s\":", key);
+	if (val)
+		sbuf__put_json_str(sb, val, strlen(val) + 1);
+	else
+		sbuf__puts(sb, "null");
+}
+
+static void print_json(const struct opts *o, const struct facts *f)
+{
+	struct sbuf sb = {};
+	size_t i;
+	int l;
+
+	sbuf__puts(&sb, "{\"kernel\":{");
+	json_kv(&sb, "sysname", f->uts.sysname);
+	sbuf__putc(&sb, ',');
+	json_kv(&sb, "release", f->uts.release);
+	sbuf__putc(&sb, ',');
+	json_kv(&sb, "machine", f->uts.machine);
+	sbuf__puts(&sb, "},\"btf\":{");
+	json_kv(&sb, "path", o->btf_path ?: VMLINUX_BTF);
+	sbuf__printf(&sb, ",\"present\":%s,\"bytes\":%lld},", f->btf_bytes >= 0 ? "true" : "false",
+		     f->btf_bytes < 0 ? 0 : f->btf_bytes);
+	sbuf__printf(&sb, "\"tracefs\":{\"path\":\"%s\",\"mounted\":%s,\"mounted_by_check\":%s,"
+		     "\"available\":%s},", TRACEFS,
+		     f->tracefs_mounted || f->tracefs_mounted_now ? "true" : "false",
+		     f->tracefs_mounted_now ? "true" : "false",
+		     f->tracefs_known ? "true" : "false");
+	sbuf__puts(&sb, "\"config\":");
+	if (f->config_src) {
+		sbuf__putc(&sb, '{');
+		json_kv(&sb, "source", f->config_src);
+		for (i = 0; i < NKEYS; i++) {
+			sbuf__putc(&sb, ',');
+			json_kv(&sb, config_keys[i], f->config[i]);
+		}
+		sbuf__putc(&sb, '}');
+	} else {
+		sbuf__puts(&sb, "null");
+	}
+	sbuf__printf(&sb, ",\"privileges\":%s,\"ringbuf_bytes\":%u,\"iterators\":%s,\"levels\":[",
+		     f->caps ? "true" : "false", o->ringbuf_bytes, f->has_iter ? "true" : "false");
+	for (l = 0; l < HOOK_LEVELS; l++) {
+		sbuf__printf(&sb, "%s{\"name\":\"%s\",\"ok\":%s,", l ? "," : "",
+			     loader__level_name(l), f->level_ok[l] ? "true" : "false");
+		json_kv(&sb, "reason", f->level_ok[l] || !f->level_why[l][0] ? NULL
+									: f->level_why[l]);
+		sbuf__putc(&sb, '}');
+	}
+	sbuf__puts(&sb, "],\"events\":[");
+	for (i = 0; f->best >= 0 && i < sizeof(rows) / sizeof(rows[0]); i++) {
+		const struct hook_row *r = &rows[i];
+		int fb = next_ok(f, f->best + 1);
+		const char *loss;
+
+		while (fb >= 0 && !strcmp(r->at[fb], r->at[f->best]))
+			fb = next_ok(f, fb + 1);
+		sbuf__puts(&sb, i ? ",{" : "{");
+		json_kv(&sb, "event", r->event);
+		sbuf__putc(&sb, ',');
+		json_kv(&sb, "hook", r->at[f->best]);
+		sbuf__printf(&sb, ",\"level\":\"%s\",", loader__level_name(f->best));
+		json_kv(&sb, "fallback", fb >= 0 ? r->at[fb] : NULL);
+		sbuf__putc(&sb, ',');
+		json_kv(&sb, "fallback_level", fb >= 0 ? loader__level_name(fb) : NULL);
+		loss = fb >= 0 ? fallback_loss(r, f->best, fb) : NULL;
+		sbuf__putc(&sb, ',');
+		json_kv(&sb, "fallback_loses", fb >= 0 ? (loss ?: "nothing") : NULL);
+		sbuf__putc(&sb, '}');
+	}
+	sbuf__printf(&sb, "],\"can_trace\":%s,", f->best >= 0 ? "true" : "false");
+	json_kv(&sb, "level", f->best >= 0 ? loader__level_name(f->best) : NULL);
+	sbuf__puts(&sb, "}\n");
+	fwrite(sb.buf, 1, sb.len, stdout);
+	sbuf__free(&sb);
+}
+
+int check__run(const struct opts *o)
+{
+	struct facts f = {};
+
+	gather(o, &f);
+	if (o->json)
+		print_json(o, &f);
+	else
+		print_text(o, &f);
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "pgrptrace: cannot write the check: %s\n", strerror(errno));
+		return 1;
+	}
+	return f.best >= 0 ? 0 : 1;
+}
