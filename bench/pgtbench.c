@@ -68,8 +68,12 @@ static void one_child(char what)
 	reap(pid);
 }
 
+static int handled_fd = -1;	/* pty mode: each handled signal writes a byte */
+
 static void on_signal(int sig)
 {
+	if (handled_fd >= 0 && write(handled_fd, "s", 1) != 1)
+		_exit(1);
 }
 
 static void member(int sig, bool ignore, int ready)
@@ -206,10 +210,22 @@ int main(int argc, char **argv)
 		secs = end - start;
 		goto report;
 	} else if (!strcmp(mode, "pty")) {
-		char name[64];
-		int master = open_pty(name, sizeof(name));
+		/*
+		 * A round trip per ^C: written to the master, then all four
+		 * members' handlers have run (n_tty discards ^Cs still queued
+		 * when one is handled, so a stream of writes is not a count).
+		 */
+		char name[64], got[GROUP_SIZE];
+		int master = open_pty(name, sizeof(name)), handled[2];
+		size_t have;
 
+		if (pipe(handled))
+			die("pipe");
+		handled_fd = handled[1];
 		pid_t pgid = make_group(SIGINT, false, name);
+
+		handled_fd = -1;
+		close(handled[1]);
 
 		start = now();
 		end = start + secs;
@@ -221,17 +237,25 @@ int main(int argc, char **argv)
 		do {
 			ssize_t n = write(master, "\003", 1);
 
-			if (n == 1)
-				ops++;
-			else if (errno == EAGAIN)
+			if (n != 1) {
+				if (errno != EAGAIN)
+					die("write pty");
 				usleep(100);
-			else
-				die("write pty");
+				continue;
+			}
+			for (have = 0; have < GROUP_SIZE;) {
+				n = read(handled[0], got, GROUP_SIZE - have);
+				if (n <= 0)
+					die("group member");
+				have += n;
+			}
+			ops++;
 		} while (ops < max_ops && now() < end);
 		deliveries = ops * GROUP_SIZE;
 		end = now();
 		end_group(pgid);
 		close(master);
+		close(handled[0]);
 		secs = end - start;
 		goto report;
 	} else if (!strcmp(mode, "mixed")) {

@@ -247,6 +247,8 @@ class Auditd(Observer):
         os.makedirs(conf, exist_ok=True)
         with open("/etc/audit/auditd.conf") as f:
             text = re.sub(r"(?m)^log_file\s*=.*$", "log_file = " + self.out + ".log", f.read())
+        # One log, never rotated under the count.
+        text = re.sub(r"(?m)^max_log_file_action\s*=.*$", "max_log_file_action = IGNORE", text)
         with open(os.path.join(conf, "auditd.conf"), "w") as f:
             f.write(text)
         os.chmod(os.path.join(conf, "auditd.conf"), 0o640)
@@ -333,6 +335,81 @@ def suite(cfg, obs, modes):
             run["rss_kib"] = rss
             run["seen"] = obs.counts(run)
     return runs
+
+
+def proc_status(pid, keys=("VmRSS", "VmHWM")):
+    out = {}
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            k = line.split(":")[0]
+            if k in keys:
+                out[k] = int(line.split()[1])
+    return out
+
+
+def start_pgrptrace(cfg, args):
+    p = subprocess.Popen([cfg.pgrptrace, "-v"] + args, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE, text=True, start_new_session=True)
+    for line in p.stderr:
+        if "snapshot in" in line:
+            return p, int(re.search(r"snapshot in (\d+) ms", line).group(1))
+    raise RuntimeError("pgrptrace did not start")
+
+
+def stop(p):
+    p.send_signal(signal.SIGINT)
+    p.wait(30)
+
+
+def memory(cfg, n):
+    """RSS with @n live processes: met in the snapshot, and born under the tracer."""
+    rows = []
+    for how in ("snapshot", "events"):
+        for rb in ("4M", "1M"):
+            args = ["--json", "-o", os.devnull, "--ringbuf-size", rb]
+            if how == "events":
+                tr, _ = start_pgrptrace(cfg, args)
+            hold = subprocess.Popen([cfg.pgtbench, "hold", "120", str(n)], stdout=subprocess.PIPE,
+                                    text=True, start_new_session=True)
+            hold.stdout.readline()
+            if how == "snapshot":
+                tr, snap_ms = start_pgrptrace(cfg, args)
+            time.sleep(1.5)
+            st = proc_status(tr.pid)
+            rows.append((how, rb, st["VmRSS"], st["VmHWM"], snap_ms if how == "snapshot" else None))
+            stop(tr)
+            hold.kill()
+            hold.wait()
+            time.sleep(0.5)
+            reap()
+    return rows
+
+
+def replay(cfg, tmp):
+    """Userspace alone: a recorded stream through decode, model and output."""
+    rec = os.path.join(tmp, "stream.rec")
+    tr = subprocess.Popen([cfg.pgrptrace, "--json", "-o", os.devnull, "--signals=all",
+                           "--record", rec, "-v"], stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, text=True, start_new_session=True)
+    for line in tr.stderr:
+        if "snapshot in" in line:
+            break
+    for mode in ("mixed", "fork", "setsid", "signal_ign"):
+        workload(cfg, mode)
+    stop(tr)
+    rows = []
+    for fmt in (["--json"], []):
+        best = None
+        for _ in range(3):
+            t0 = time.monotonic()
+            p = subprocess.run([cfg.pgrptrace, "--replay", rec, "-v", "-o", os.devnull] + fmt,
+                               capture_output=True, text=True, timeout=300)
+            dt = time.monotonic() - t0
+            n = int(re.search(r"replayed (\d+) records", p.stderr).group(1))
+            best = max(best or 0, n / dt)
+        rows.append(("json" if fmt else "text", n, best))
+    os.unlink(rec)
+    return rows
 
 
 def busy_loops():
@@ -444,6 +521,10 @@ def main():
     ap.add_argument("--observers", default=",".join(OBSERVERS))
     ap.add_argument("--conditions", default="idle,busy")
     ap.add_argument("--out", help="write the tables to this file too")
+    ap.add_argument("--busy-secs", type=float, default=0.5,
+                    help="seconds per workload run on the busy machine")
+    ap.add_argument("--procs", type=int, default=30000, help="live processes for the memory figure")
+    ap.add_argument("--skip-extra", action="store_true", help="no memory or replay figures")
     cfg = ap.parse_args()
     cfg.modes = cfg.modes.split(",")
     if os.geteuid():
@@ -460,20 +541,38 @@ def main():
         else:
             log("%s: not available here, left out" % name)
     started = time.monotonic()
-    out = ["Machine: %s, %d CPUs, kernel %s. Each workload run: %.1f s." %
+    out = ["Machine: %s, %d CPUs, kernel %s. Each workload run: %.1f s idle, %.1f s busy." %
            (subprocess.run(["uname", "-m"], capture_output=True, text=True).stdout.strip(),
-            os.cpu_count(), os.uname().release, cfg.secs), ""]
+            os.cpu_count(), os.uname().release, cfg.secs, cfg.busy_secs), ""]
     for cond in cfg.conditions.split(","):
         loops = busy_loops() if cond == "busy" else []
+        secs = cfg.secs
+        if cond == "busy":
+            cfg.secs = cfg.busy_secs
         try:
             bare, res, extra = measure(cfg, observers, cond, tmp)
         finally:
             for p in loops:
                 p.kill()
                 p.wait()
+            cfg.secs = secs
         label = {"idle": "Idle machine",
                  "busy": "Busy machine (a nice-19 busy loop on every CPU)"}.get(cond, cond)
         out.append(table(cfg, label, bare, res, extra, observers))
+    if not cfg.skip_extra:
+        lines = ["### Memory: pgrptrace's RSS with %d live processes" % cfg.procs, "",
+                 "| processes met | ring buffer | VmRSS (MiB) | VmHWM (MiB) | snapshot (ms) |",
+                 "|---|---|---|---|---|"]
+        for how, rb, rss, hwm, snap in memory(cfg, cfg.procs):
+            lines.append("| %s | %s | %.1f | %.1f | %s |" % (
+                "in the snapshot" if how == "snapshot" else "born while tracing", rb,
+                rss / 1024, hwm / 1024, snap if snap is not None else "-"))
+        out.append("\n".join(lines) + "\n")
+        lines = ["### Userspace alone: a recorded stream replayed (`--replay`, best of 3)", "",
+                 "| output | records | records/s |", "|---|---|---|"]
+        for fmt, n, rate in replay(cfg, tmp):
+            lines.append("| %s | %d | %s |" % (fmt, n, "{:,.0f}".format(rate)))
+        out.append("\n".join(lines) + "\n")
     out.append("Total bench time: %.0f s." % (time.monotonic() - started))
     text = "\n".join(out)
     print(text)

@@ -29,24 +29,30 @@ static __always_inline __u64 task_start_boottime(struct task_struct *t)
 
 /*
  * sched_process_exit gained a group_dead argument in 2025 (TP_PROTO(p,
- * group_dead)), added to the event's fields in the same change: the field
- * tells the tp_btf/raw_tp program whether ctx[1] exists. Before it, do_exit()
- * had already decremented signal->live when the tracepoint fired, so zero
- * live threads means this is the last one.
+ * group_dead)), and its own event record with the field in the same change;
+ * before, it shared sched_process_template. The field's existence tells the
+ * programs whether ctx[1] exists. Before it, do_exit() had already
+ * decremented signal->live when the tracepoint fired, so zero live threads
+ * means this is the last one.
  */
+struct trace_event_raw_sched_process_exit___gd {
+	bool group_dead;
+} __attribute__((preserve_access_index));
+
 static __always_inline bool exit_group_dead(struct task_struct *p, unsigned long long *ctx)
 {
-	if (bpf_core_field_exists(struct trace_event_raw_sched_process_exit, group_dead))
+	if (bpf_core_field_exists(struct trace_event_raw_sched_process_exit___gd, group_dead))
 		return ctx[1] & 0xff;
 	return BPF_CORE_READ(p, signal, live.counter) == 0;
 }
 
-/* The same for the classic tracepoint, whose record has the field. */
-static __always_inline bool exit_group_dead_tp(struct task_struct *p,
-					       struct trace_event_raw_sched_process_exit *ctx)
+/* The same for the classic tracepoint, from its record. */
+static __always_inline bool exit_group_dead_tp(struct task_struct *p, void *ctx)
 {
-	if (bpf_core_field_exists(ctx->group_dead))
-		return ctx->group_dead;
+	struct trace_event_raw_sched_process_exit___gd *rec = ctx;
+
+	if (bpf_core_field_exists(rec->group_dead))
+		return rec->group_dead;
 	return BPF_CORE_READ(p, signal, live.counter) == 0;
 }
 

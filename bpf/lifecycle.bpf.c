@@ -408,7 +408,7 @@ int sched_process_exec_tp(struct trace_event_raw_sched_process_exec *ctx)
 }
 
 SEC("tp/sched/sched_process_exit")
-int sched_process_exit_tp(struct trace_event_raw_sched_process_exit *ctx)
+int sched_process_exit_tp(struct trace_event_raw_sched_process_template *ctx)
 {
 	struct task_struct *cur = (struct task_struct *)bpf_get_current_task();
 

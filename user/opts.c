@@ -52,6 +52,8 @@ enum {
 	OPT_SIGNALS,
 	OPT_ESCAPES,
 	OPT_CHECK,
+	OPT_RECORD,
+	OPT_REPLAY,
 };
 
 static const struct argp_option options[] = {
@@ -63,6 +65,10 @@ static const struct argp_option options[] = {
 	{ "ringbuf-size", OPT_RINGBUF, "BYTES", 0,
 	  "Ring buffer size, a power of two (K and M suffixes; default 4M)", 0 },
 	{ "btf", OPT_BTF, "FILE", 0, "Use BTF from FILE instead of the kernel's", 0 },
+	{ "record", OPT_RECORD, "FILE", 0,
+	  "Also write the raw records to FILE (binary), for --replay", 0 },
+	{ "replay", OPT_REPLAY, "FILE", 0,
+	  "Decode, model and print a --record file instead of tracing (no root)", 0 },
 	{ "utc", OPT_UTC, NULL, 0, "Text times in UTC instead of local time", 0 },
 	{ "signals", OPT_SIGNALS, "WHICH", 0,
 	  "Signals to report: group (default: wider than one process, or fatal), all, none",
@@ -192,6 +198,12 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_CHECK:
 		o->check = true;
 		break;
+	case OPT_RECORD:
+		o->record = arg;
+		break;
+	case OPT_REPLAY:
+		o->replay = arg;
+		break;
 	case OPT_SIGNALS:
 		if (!strcmp(arg, "none"))
 			o->signal_mode = 0;
@@ -221,6 +233,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 				   "--snapshot, --tree, --verify and --escapes exclude each other");
 		if ((o->snapshot || o->tree) && o->cmd)
 			argp_error(state, "--snapshot and --tree take no command");
+		if (o->replay && (o->cmd || o->pid || o->record || o->check || o->tree ||
+				  o->verify || o->snapshot))
+			argp_error(state, "--replay takes only output options");
 		if (o->check && (o->cmd || o->pid || o->snapshot || o->tree || o->verify ||
 				 o->escapes || o->output))
 			argp_error(state, "--check takes only --json, --btf, --ringbuf-size and -v");

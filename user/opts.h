@@ -30,6 +30,8 @@ struct opts {
 	bool has_uid;
 	__u32 uid;		/* --uid */
 	bool check;		/* --check: what this kernel offers, no tracing */
+	const char *record;	/* --record FILE: the raw records, for --replay */
+	const char *replay;	/* --replay FILE: process a recording, no BPF */
 };
 
 /* Parses argv into @o; exits 2 with a message on a usage error. */

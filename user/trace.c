@@ -84,6 +84,7 @@ struct session {
 	__u64 child_start_ns;		/* with child: its identity */
 	int child_status;
 	bool child_done;
+	FILE *record;			/* --record */
 };
 
 static __u64 now_ns(clockid_t clk)
@@ -223,6 +224,16 @@ static int on_record(void *ctx, void *data, size_t size)
 	struct session *s = ctx;
 	struct pgt_event ev;
 	struct queued *q;
+	__u32 len = (__u32)size;
+
+	/* --record: each record as it came, behind its length. */
+	if (s->record && (fwrite(&len, sizeof(len), 1, s->record) != 1 ||
+			  fwrite(data, size, 1, s->record) != 1)) {
+		fprintf(stderr, "pgrptrace: cannot write %s: %s\n", s->opts->record,
+			strerror(errno));
+		fclose(s->record);
+		s->record = NULL;
+	}
 
 	if (decode__record(data, size, &ev)) {
 		if (!s->bad_records++)
@@ -623,6 +634,70 @@ static int stream(struct session *s)
 	return 0;
 }
 
+/*
+ * --replay: a --record file through decode, the model, escapes and the
+ * output, as if it came from the ring buffer. Times are the records' own.
+ */
+static int replay(struct session *s, const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	__u64 last_ts = 0, n = 0;
+	size_t cap = 0;
+	void *buf = NULL;
+	__u32 len;
+	int ret = 0;
+
+	if (!f) {
+		fprintf(stderr, "pgrptrace: cannot open %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	output__start(s->out);
+	while (fread(&len, sizeof(len), 1, f) == 1) {
+		if (len > 1U << 20) {
+			fprintf(stderr, "pgrptrace: %s: bad record length %u\n", path, len);
+			ret = -1;
+			break;
+		}
+		if (len > cap) {
+			void *nb = realloc(buf, len);
+
+			if (!nb) {
+				ret = -1;
+				break;
+			}
+			buf = nb;
+			cap = len;
+		}
+		if (fread(buf, 1, len, f) != len) {
+			fprintf(stderr, "pgrptrace: %s: truncated record\n", path);
+			ret = -1;
+			break;
+		}
+		if (len >= sizeof(struct pgt_hdr))
+			last_ts = ((struct pgt_hdr *)buf)->ts_ns;
+		on_record(s, buf, len);
+		if (!(++n % 4096)) {
+			sigmerge__flush(&s->sigs, last_ts - 10000000ULL);
+			escapes__tick(&s->escapes, s->model, last_ts);
+			if (output__flush(s->out)) {
+				ret = -1;
+				break;
+			}
+		}
+	}
+	if (ferror(f)) {
+		fprintf(stderr, "pgrptrace: cannot read %s: %s\n", path, strerror(errno));
+		ret = -1;
+	}
+	sigmerge__flush(&s->sigs, 0);
+	escapes__flush(&s->escapes, s->model);
+	free(buf);
+	fclose(f);
+	if (s->opts->verbose)
+		fprintf(stderr, "pgrptrace: replayed %llu records\n", (unsigned long long)n);
+	return ret;
+}
+
 int trace__run(const struct opts *o)
 {
 	bool tree_mode = o->snapshot || o->tree || o->verify;
@@ -660,6 +735,18 @@ int trace__run(const struct opts *o)
 	sigmerge__init(&s.sigs, on_signal_cause, &s);
 	escapes__init(&s.escapes, on_escape, &s);
 	s.filtering = lcfg.filter;
+	if (o->replay) {
+		ret = replay(&s, o->replay) ? 1 : 0;
+		goto done;
+	}
+	if (o->record) {
+		s.record = fopen(o->record, "wbx");
+		if (!s.record) {
+			fprintf(stderr, "pgrptrace: cannot create %s: %s\n", o->record,
+				strerror(errno));
+			goto out;
+		}
+	}
 	if (o->cmd) {
 		s.child = spawn_held(o->cmd, &release_fd);
 		if (s.child < 0)
@@ -735,6 +822,10 @@ done:
 		fprintf(stderr, "pgrptrace: %llu malformed records skipped\n",
 			(unsigned long long)s.bad_records);
 out:
+	if (s.record && fclose(s.record)) {
+		fprintf(stderr, "pgrptrace: cannot write %s: %s\n", o->record, strerror(errno));
+		ret = 1;
+	}
 	if (release_fd >= 0)
 		close(release_fd);	/* an unreleased child exits 127 */
 	if (s.child > 0 && !s.child_done && ret != 0)

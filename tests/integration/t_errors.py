@@ -37,7 +37,7 @@ expect(["-p", "999999999", "-d", "1"], 1, "cannot trace pid 999999999: no such p
 
 # A program the verifier refuses (the fault is injected only when asked):
 # the message names the program, and -v shows the verifier's log.
-r = expect(["-d", "1"], 1, "sched_process_exec_raw (raw_tp/sched_process_exec): Permission",
+r = expect(["-d", "1"], 1, "sched_process_exec_tp (tp/sched/sched_process_exec): Permission",
            "verifier failure",
            env={"PGRPTRACE_TEST_FAULT": "all"})
 t.ok("cannot load BPF program" in r.err, "verifier failure: says it cannot load", r.err)
@@ -53,7 +53,8 @@ expect(["-d", "1"], 1, "bad PGRPTRACE_HOOKS", "bad hook level",
 # Forced to the broken level, there is no fallback.
 expect(["-d", "1"], 1, "cannot load BPF program sched_process_exec (tp_btf/", "forced level",
        env={"PGRPTRACE_HOOKS": "tp_btf", "PGRPTRACE_TEST_FAULT": "tp_btf"})
-# With the tp_btf level refused, automatic selection falls back to raw_tp.
+# With the tp_btf level refused (and fentry, which adds to it), automatic
+# selection falls back to raw_tp.
 r = run_tracer(["-v", "--json", "--"] + workload("exit", 6),
                env={"PGRPTRACE_TEST_FAULT": "tp_btf"})
 t.eq(r.rc, 6, "fallback: the command ran with raw_tp hooks")
