@@ -60,9 +60,13 @@ prove-all:
 LEVEL_TESTS	:= $(addprefix tests/integration/,t_lifecycle.py t_groups.py t_model.py \
 		   t_signals.py t_escapes.py t_pty.py t_fidelity.py)
 
-check-levels:
-	$(Q)levels=$$($(BIN) --check --json | python3 -c 'import json, sys; c = json.load(sys.stdin); \
-		print(" ".join(l["name"] for l in c["levels"] if l["ok"] and l["name"] != c["level"]))'); \
+check-levels: test-bins
+	$(Q)$(CURDIR)/$(BIN) --check --json > $(OUTPUT)/check.json
+	$(Q)levels=$$(python3 -c 'import json, sys; c = json.load(sys.stdin); \
+		print(" ".join(l["name"] for l in c["levels"] if l["ok"] and l["name"] != c["level"]))' \
+		< $(OUTPUT)/check.json) || exit 1; \
+	echo "  LEVELS   besides $$(python3 -c 'import json, sys; print(json.load(sys.stdin)["level"])' \
+		< $(OUTPUT)/check.json): $${levels:-none}"; \
 	for level in $$levels; do \
 		echo "  LEVEL    $$level"; \
 		PGRPTRACE_HOOKS=$$level FIDELITY_SEEDS=10 $(TEST_ENV) timeout $(TEST_TIMEOUT) \
@@ -92,7 +96,7 @@ FUZZ_SECONDS	?= 20
 $(FUZZ_BIN): tests/fuzz/fuzz_records.c $(FUZZ_SRCS) $(wildcard user/*.h bpf/pgrptrace.h)
 	$(Q)mkdir -p $(FUZZ_DIR)
 	$(call msg,FUZZ,$@)
-	$(Q)$(CLANG) $(FUZZ_CFLAGS) tests/fuzz/fuzz_records.c $(FUZZ_SRCS) -o $@
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) tests/fuzz/fuzz_records.c $(FUZZ_SRCS) -ljansson -o $@
 
 .PHONY: fuzz fuzz-short prove-all check-levels
 fuzz: $(FUZZ_BIN)

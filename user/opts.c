@@ -53,11 +53,14 @@ enum {
 	OPT_ESCAPES,
 	OPT_CHECK,
 	OPT_RECORD,
+	OPT_ECS,
 	OPT_REPLAY,
 };
 
 static const struct argp_option options[] = {
 	{ "json", 'j', NULL, 0, "JSON Lines output (schema 1, docs/events.md)", 0 },
+	{ "ecs", OPT_ECS, NULL, 0,
+	  "JSON Lines as Elastic Common Schema documents, the record under \"pgrptrace\"", 0 },
 	{ "output", 'o', "FILE", 0, "Append output to FILE (created 0600)", 0 },
 	{ "pid", 'p', "PID", 0, "Trace only PID and its descendants", 0 },
 	{ "all", 'a', NULL, 0, "With a command: trace the whole machine while it runs", 0 },
@@ -197,6 +200,10 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_CHECK:
 		o->check = true;
+		break;
+	case OPT_ECS:
+		o->ecs = true;
+		o->json = true;
 		break;
 	case OPT_RECORD:
 		o->record = arg;

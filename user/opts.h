@@ -8,6 +8,7 @@
 
 struct opts {
 	bool json;		/* JSON Lines instead of text */
+	bool ecs;		/* --ecs: JSON Lines as ECS documents */
 	bool utc;		/* text times in UTC */
 	bool all;		/* with a command: trace the whole machine */
 	int verbose;		/* -v count */

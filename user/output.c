@@ -8,6 +8,7 @@
 #include <poll.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include "ecs.h"
 #include "output.h"
 
 #define OUT_BATCH	(64 * 1024)	/* flush once this much is pending */
@@ -16,6 +17,7 @@ struct output {
 	const char *path;
 	int fd;
 	bool json;
+	bool ecs;		/* JSON lines as ECS documents */
 	bool own_fd;
 	int err;		/* first write error, as -errno */
 	bool stall_warned;	/* said once that the reader stopped reading */
@@ -61,7 +63,8 @@ struct output *output__open(const struct output_cfg *cfg)
 		fprintf(stderr, "pgrptrace: cannot allocate output: %s\n", strerror(errno));
 		return NULL;
 	}
-	o->json = cfg->json;
+	o->json = cfg->json || cfg->ecs;
+	o->ecs = cfg->ecs;
 	o->path = cfg->path;
 	o->fd = STDOUT_FILENO;
 	if (cfg->path) {
@@ -94,6 +97,19 @@ static void output__commit_line(struct output *o)
 		o->err = o->err ?: -ENOMEM;
 		sbuf__reset(&o->line);
 		return;
+	}
+	if (o->ecs) {
+		struct sbuf doc = {};
+
+		if (ecs__convert(&o->fc, o->line.buf, o->line.len, &doc) || doc.oom) {
+			o->err = o->err ?: -ENOMEM;
+			sbuf__free(&doc);
+			sbuf__reset(&o->line);
+			return;
+		}
+		sbuf__reset(&o->line);
+		sbuf__put(&o->line, doc.buf, doc.len);
+		sbuf__free(&doc);
 	}
 	if (o->pending.len + o->line.len > OUT_BATCH)
 		output__flush(o);

@@ -13,6 +13,7 @@ struct output;
 
 struct output_cfg {
 	bool json;
+	bool ecs;		/* JSON records as ECS documents (implies json) */
 	bool utc;
 	const char *path;	/* NULL: stdout */
 };

@@ -701,7 +701,9 @@ static int replay(struct session *s, const char *path)
 int trace__run(const struct opts *o)
 {
 	bool tree_mode = o->snapshot || o->tree || o->verify;
-	struct output_cfg ocfg = { .json = o->json, .utc = o->utc, .path = o->output };
+	struct output_cfg ocfg = {
+		.json = o->json, .ecs = o->ecs, .utc = o->utc, .path = o->output,
+	};
 	struct loader_cfg lcfg = {
 		.self_tgid = (__u32)getpid(),
 		.filter = !tree_mode && ((o->cmd && !o->all) || o->pid),

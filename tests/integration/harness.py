@@ -48,6 +48,8 @@ def validate(records):
         jsonschema.Draft7Validator.check_schema(schema)
         _validator = jsonschema.Draft7Validator(schema)
     for r in records:
+        if isinstance(r, dict) and "@timestamp" in r:
+            r = r.get("pgrptrace")        # --ecs: the native record rides along
         if not isinstance(r, dict) or "schema" not in r:
             continue
         _validated += 1

@@ -143,6 +143,25 @@ if t.eq([e["process"]["pid"] for e in ol], job, "nohup: the job outlived its log
     t.ok(o and o["tty"] and o["tty"].startswith("pts/"), "nohup: on the login's tty", o)
     t.eq(ol[0]["lineage"][0]["pid"], bash, "nohup: lineage reaches the login")
 
+# --ecs: the same escape as an Elastic Common Schema document.
+r = run_tracer(["--escapes", "--ecs", "--", sys.executable,
+                os.path.join(here, "pty_session.py"), "nohup"], timeout=60)
+bash = r.fact("bash")[0]["pid"]
+docs = [d for d in r.events if d.get("event", {}).get("action") == "escape"]
+t.eq(r.bad_lines, [], "ecs: every line is one JSON document")
+if t.ok(docs, "ecs: escapes come out as ECS documents"):
+    d = docs[-1]
+    t.eq(sorted(d), ["@timestamp", "ecs", "event", "pgrptrace", "process"], "ecs: top-level fields")
+    t.eq((d["event"]["kind"], d["event"]["category"]), ("alert", ["process"]),
+         "ecs: an escape is an alert in the process category")
+    p, n = d["process"], d["pgrptrace"]["process"]
+    t.eq((p["pid"], p["parent"]["pid"], p["group_leader"]["pid"], p["session_leader"]["pid"],
+          p["name"], p["entity_id"]),
+         (n["pid"], n["ppid"], n["pgid"], n["sid"], n["comm"], n["entity_id"]),
+         "ecs: process.pid, parent, group and session leaders, name, entity_id")
+    t.eq(p.get("entry_leader", {}).get("pid"), bash, "ecs: process.entry_leader is the login shell")
+    t.eq(d["@timestamp"], d["pgrptrace"]["time"], "ecs: @timestamp is the record's time")
+
 # A login over a real sshd with PAM: pam_loginuid sets the audit loginuid and
 # session, and the escapes from that login carry them and its shell.
 r = run_tracer(["--escapes", "--json", "--", sys.executable,
