@@ -362,26 +362,31 @@ def stop(p):
 
 
 def memory(cfg, n):
-    """RSS with @n live processes: met in the snapshot, and born under the tracer."""
+    """RSS with @n live processes: met in the snapshot, or born under the tracer."""
     rows = []
-    for how in ("snapshot", "events"):
-        for rb in ("4M", "1M"):
-            args = ["--json", "-o", os.devnull, "--ringbuf-size", rb]
-            if how == "events":
-                tr, _ = start_pgrptrace(cfg, args)
-            hold = subprocess.Popen([cfg.pgtbench, "hold", "120", str(n)], stdout=subprocess.PIPE,
-                                    text=True, start_new_session=True)
-            hold.stdout.readline()
+    for how, rb in (("snapshot", "4M"), ("events", "4M"), ("events", "1M")):
+        args = ["--json", "-o", os.devnull, "--ringbuf-size", rb]
+        snap_ms = None
+        if how == "events":
+            tr, _ = start_pgrptrace(cfg, args)
+        hold = subprocess.Popen([cfg.pgtbench, "hold", "120", str(n)], stdout=subprocess.PIPE,
+                                text=True, start_new_session=True)
+        try:
+            if not hold.stdout.readline():
+                raise RuntimeError("pgtbench hold %d failed" % n)
             if how == "snapshot":
                 tr, snap_ms = start_pgrptrace(cfg, args)
             time.sleep(1.5)
             st = proc_status(tr.pid)
-            rows.append((how, rb, st["VmRSS"], st["VmHWM"], snap_ms if how == "snapshot" else None))
+            rows.append((how, rb, st["VmRSS"], st["VmHWM"], snap_ms))
+        finally:
             stop(tr)
-            hold.kill()
-            hold.wait()
-            time.sleep(0.5)
-            reap()
+            os.killpg(hold.pid, signal.SIGKILL)
+            try:                      # every held child comes back to us: reap them all
+                while True:
+                    os.wait()
+            except ChildProcessError:
+                pass
     return rows
 
 
@@ -521,7 +526,7 @@ def main():
     ap.add_argument("--observers", default=",".join(OBSERVERS))
     ap.add_argument("--conditions", default="idle,busy")
     ap.add_argument("--out", help="write the tables to this file too")
-    ap.add_argument("--busy-secs", type=float, default=0.5,
+    ap.add_argument("--busy-secs", type=float, default=0.4,
                     help="seconds per workload run on the busy machine")
     ap.add_argument("--procs", type=int, default=30000, help="live processes for the memory figure")
     ap.add_argument("--skip-extra", action="store_true", help="no memory or replay figures")
@@ -559,11 +564,15 @@ def main():
         label = {"idle": "Idle machine",
                  "busy": "Busy machine (a nice-19 busy loop on every CPU)"}.get(cond, cond)
         out.append(table(cfg, label, bare, res, extra, observers))
+    if cfg.out:
+        write_into(cfg.out, "\n".join(out))
     if not cfg.skip_extra:
         lines = ["### Memory: pgrptrace's RSS with %d live processes" % cfg.procs, "",
                  "| processes met | ring buffer | VmRSS (MiB) | VmHWM (MiB) | snapshot (ms) |",
                  "|---|---|---|---|---|"]
-        for how, rb, rss, hwm, snap in memory(cfg, cfg.procs):
+        procs = min(cfg.procs, int(open("/proc/sys/kernel/pid_max").read()) - 2000)
+        lines[0] = "### Memory: pgrptrace's RSS with %d live processes" % procs
+        for how, rb, rss, hwm, snap in memory(cfg, procs):
             lines.append("| %s | %s | %.1f | %.1f | %s |" % (
                 "in the snapshot" if how == "snapshot" else "born while tracing", rb,
                 rss / 1024, hwm / 1024, snap if snap is not None else "-"))

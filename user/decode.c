@@ -240,7 +240,11 @@ int decode__init_boot_id(void)
 void decode__entity_id(__u32 tgid, __u64 start_ns, char buf[17])
 {
 	__u64 h = fnv1a(boot_hash, &tgid, sizeof(tgid));
+	static const char hex[] = "0123456789abcdef";
+	int i;
 
 	h = fnv1a(h, &start_ns, sizeof(start_ns));
-	snprintf(buf, 17, "%016llx", (unsigned long long)h);
+	for (i = 15; i >= 0; i--, h >>= 4)
+		buf[i] = hex[h & 0xf];
+	buf[16] = '\0';
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* JSON Lines, schema 1: see docs/events.md. */
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 #include "format.h"
 
@@ -25,21 +26,47 @@ void fmt__split_time(const struct fmt_ctx *fc, __u64 boot_ns, time_t *secs, long
 
 void fmt__rfc3339(const struct fmt_ctx *fc, __u64 boot_ns, char *buf, size_t len)
 {
+	/* Records come in bursts within a second: the date part is cached. */
+	static time_t cached_secs = -1;
+	static char date[32];
+	static size_t date_len;
 	struct tm tm;
-	char date[32];
 	time_t secs;
 	long nsec;
+	int i;
 
 	fmt__split_time(fc, boot_ns, &secs, &nsec);
-	gmtime_r(&secs, &tm);
-	strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(buf, len, "%s.%09ldZ", date, nsec);
+	if (secs != cached_secs) {
+		gmtime_r(&secs, &tm);
+		date_len = strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%S.", &tm);
+		cached_secs = secs;
+	}
+	if (len < date_len + 11) {
+		if (len)
+			buf[0] = '\0';
+		return;
+	}
+	memcpy(buf, date, date_len);
+	for (i = 8; i >= 0; i--) {
+		buf[date_len + i] = (char)('0' + nsec % 10);
+		nsec /= 10;
+	}
+	buf[date_len + 9] = 'Z';
+	buf[date_len + 10] = '\0';
 }
 
 /* "name":"value" with "name_hex" added when the bytes were not UTF-8. */
+/* "key": */
+static void json_key(struct sbuf *sb, const char *key)
+{
+	sbuf__putc(sb, '"');
+	sbuf__puts(sb, key);
+	sbuf__puts(sb, "\":");
+}
+
 static void json_untrusted(struct sbuf *sb, const char *key, const char *s, size_t max)
 {
-	sbuf__printf(sb, "\"%s\":", key);
+	json_key(sb, key);
 	if (sbuf__put_json_str(sb, s, max)) {
 		sbuf__printf(sb, ",\"%s_hex\":", key);
 		sbuf__put_json_hex(sb, s, max);
@@ -48,10 +75,11 @@ static void json_untrusted(struct sbuf *sb, const char *key, const char *s, size
 
 static void json_id_or_null(struct sbuf *sb, const char *key, __u32 v)
 {
+	json_key(sb, key);
 	if (v == PGT_ID_UNSET)
-		sbuf__printf(sb, "\"%s\":null", key);
+		sbuf__puts(sb, "null");
 	else
-		sbuf__printf(sb, "\"%s\":%u", key, v);
+		sbuf__put_u64(sb, v);
 }
 
 /* "pts/3" or null; false for null. */
@@ -84,29 +112,56 @@ static void json_proc(struct sbuf *sb, const char *key, const struct pgt_proc *p
 {
 	char eid[17];
 
+	/* The hottest formatting there is: no printf. */
 	decode__entity_id(p->pid, p->start_ns, eid);
-	sbuf__printf(sb, "\"%s\":{\"pid\":%u,\"tid\":%u,\"ppid\":%u,\"pgid\":%u,\"sid\":%u,",
-		     key, p->pid, p->tid, p->ppid, p->pgid, p->sid);
+	sbuf__putc(sb, '"');
+	sbuf__puts(sb, key);
+	sbuf__puts(sb, "\":{\"pid\":");
+	sbuf__put_u64(sb, p->pid);
+	sbuf__puts(sb, ",\"tid\":");
+	sbuf__put_u64(sb, p->tid);
+	sbuf__puts(sb, ",\"ppid\":");
+	sbuf__put_u64(sb, p->ppid);
+	sbuf__puts(sb, ",\"pgid\":");
+	sbuf__put_u64(sb, p->pgid);
+	sbuf__puts(sb, ",\"sid\":");
+	sbuf__put_u64(sb, p->sid);
+	sbuf__putc(sb, ',');
 	json_tty(sb, p->tty, p->tty_nr);
-	sbuf__printf(sb, ",\"uid\":%u,", p->uid);
+	sbuf__puts(sb, ",\"uid\":");
+	sbuf__put_u64(sb, p->uid);
+	sbuf__putc(sb, ',');
 	json_id_or_null(sb, "auid", p->auid);
 	sbuf__putc(sb, ',');
 	json_id_or_null(sb, "ses", p->ses);
 	sbuf__putc(sb, ',');
 	json_untrusted(sb, "comm", p->comm, sizeof(p->comm));
-	sbuf__printf(sb, ",\"start_ns\":%llu,\"entity_id\":\"%s\",\"ns_pid\":%u,\"pidns\":%llu,"
-			 "\"session_leader\":%s,\"group_leader\":%s,\"subreaper\":%s}",
-		     (unsigned long long)p->start_ns, eid, p->ns_pid,
-		     (unsigned long long)p->pidns_ino,
-		     p->flags & PGT_F_SESSION_LEADER ? "true" : "false",
-		     p->flags & PGT_F_GROUP_LEADER ? "true" : "false",
-		     p->flags & PGT_F_IS_SUBREAPER ? "true" : "false");
+	sbuf__puts(sb, ",\"start_ns\":");
+	sbuf__put_u64(sb, p->start_ns);
+	sbuf__puts(sb, ",\"entity_id\":\"");
+	sbuf__puts(sb, eid);
+	sbuf__puts(sb, "\",\"ns_pid\":");
+	sbuf__put_u64(sb, p->ns_pid);
+	sbuf__puts(sb, ",\"pidns\":");
+	sbuf__put_u64(sb, p->pidns_ino);
+	sbuf__puts(sb, p->flags & PGT_F_SESSION_LEADER ? ",\"session_leader\":true"
+						      : ",\"session_leader\":false");
+	sbuf__puts(sb, p->flags & PGT_F_GROUP_LEADER ? ",\"group_leader\":true"
+						    : ",\"group_leader\":false");
+	sbuf__puts(sb, p->flags & PGT_F_IS_SUBREAPER ? ",\"subreaper\":true}"
+						    : ",\"subreaper\":false}");
 }
 
 static void json_grp(struct sbuf *sb, const char *key, __u32 pgid, __u32 sid, const char *tty,
 		     __u32 tty_nr)
 {
-	sbuf__printf(sb, ",\"%s\":{\"pgid\":%u,\"sid\":%u,\"tty\":", key, pgid, sid);
+	sbuf__puts(sb, ",\"");
+	sbuf__puts(sb, key);
+	sbuf__puts(sb, "\":{\"pgid\":");
+	sbuf__put_u64(sb, pgid);
+	sbuf__puts(sb, ",\"sid\":");
+	sbuf__put_u64(sb, sid);
+	sbuf__puts(sb, ",\"tty\":");
 	json_tty_name(sb, tty, tty_nr);
 	sbuf__putc(sb, '}');
 }
@@ -125,12 +180,19 @@ static void json_head(struct sbuf *sb, const struct fmt_ctx *fc, const __u64 *se
 	char when[64];
 
 	fmt__rfc3339(fc, ts, when, sizeof(when));
-	sbuf__printf(sb, "{\"schema\":%d,", PGT_SCHEMA_VERSION);
-	if (seq)
-		sbuf__printf(sb, "\"seq\":%llu,", (unsigned long long)*seq);
-	else
-		sbuf__puts(sb, "\"seq\":null,");
-	sbuf__printf(sb, "\"time\":\"%s\",\"event\":\"%s\",", when, event);
+	sbuf__puts(sb, "{\"schema\":");
+	sbuf__put_u64(sb, PGT_SCHEMA_VERSION);
+	if (seq) {
+		sbuf__puts(sb, ",\"seq\":");
+		sbuf__put_u64(sb, *seq);
+	} else {
+		sbuf__puts(sb, ",\"seq\":null");
+	}
+	sbuf__puts(sb, ",\"time\":\"");
+	sbuf__puts(sb, when);
+	sbuf__puts(sb, "\",\"event\":\"");
+	sbuf__puts(sb, event);
+	sbuf__puts(sb, "\",");
 }
 
 void json__event(struct sbuf *sb, const struct fmt_ctx *fc, const struct pgt_event *ev)
@@ -290,23 +352,36 @@ void json__signal(struct sbuf *sb, const struct fmt_ctx *fc, const struct sig_ca
 
 	json_head(sb, fc, &r->hdr.seq, r->hdr.ts_ns, "signal");
 	json_proc(sb, "process", &r->proc);
-	sbuf__printf(sb, ",\"signal\":\"%s\",\"scope\":\"%s\",\"target\":",
-		     decode__signame((int)r->sig, sig, sizeof(sig)), decode__scope_name(r->scope));
+	sbuf__puts(sb, ",\"signal\":\"");
+	sbuf__puts(sb, decode__signame((int)r->sig, sig, sizeof(sig)));
+	sbuf__puts(sb, "\",\"scope\":\"");
+	sbuf__puts(sb, decode__scope_name(r->scope));
+	sbuf__puts(sb, "\",\"target\":");
 	if (r->scope == PGT_SCOPE_ALL)
 		sbuf__puts(sb, "null");
 	else
-		sbuf__printf(sb, "%d", r->target);
-	sbuf__printf(sb, ",\"cause\":\"%s\",\"tty\":", decode__cause_name(r->cause));
+		sbuf__put_s64(sb, r->target);
+	sbuf__puts(sb, ",\"cause\":\"");
+	sbuf__puts(sb, decode__cause_name(r->cause));
+	sbuf__puts(sb, "\",\"tty\":");
 	json_tty_name(sb, r->tty, r->tty_nr);
-	sbuf__printf(sb, ",\"si_code\":%d,\"fatal\":%s", r->code,
-		     c->flags & PGT_SIG_FATAL ? "true" : "false");
+	sbuf__puts(sb, ",\"si_code\":");
+	sbuf__put_s64(sb, r->code);
+	sbuf__puts(sb, c->flags & PGT_SIG_FATAL ? ",\"fatal\":true" : ",\"fatal\":false");
 	if (c->ret < 0)
 		json_error(sb, c->ret);
 	sbuf__puts(sb, ",\"recipients\":[");
-	for (i = 0; i < c->nr; i++)
-		sbuf__printf(sb, "%s{\"pid\":%u,\"tid\":%u,\"pgid\":%u,\"result\":\"%s\"}",
-			     i ? "," : "", c->rcpt[i].pid, c->rcpt[i].tid, c->rcpt[i].pgid,
-			     decode__sig_result_name(c->rcpt[i].result));
+	for (i = 0; i < c->nr; i++) {
+		sbuf__puts(sb, i ? ",{\"pid\":" : "{\"pid\":");
+		sbuf__put_u64(sb, c->rcpt[i].pid);
+		sbuf__puts(sb, ",\"tid\":");
+		sbuf__put_u64(sb, c->rcpt[i].tid);
+		sbuf__puts(sb, ",\"pgid\":");
+		sbuf__put_u64(sb, c->rcpt[i].pgid);
+		sbuf__puts(sb, ",\"result\":\"");
+		sbuf__puts(sb, decode__sig_result_name(c->rcpt[i].result));
+		sbuf__puts(sb, "\"}");
+	}
 	sbuf__puts(sb, "]}\n");
 }
 

@@ -65,6 +65,7 @@ struct output *output__open(const struct output_cfg *cfg)
 	}
 	o->json = cfg->json || cfg->ecs;
 	o->ecs = cfg->ecs;
+	o->stall_warned = cfg->offline;		/* a slow reader only slows a replay */
 	o->path = cfg->path;
 	o->fd = STDOUT_FILENO;
 	if (cfg->path) {

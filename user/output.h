@@ -15,6 +15,7 @@ struct output_cfg {
 	bool json;
 	bool ecs;		/* JSON records as ECS documents (implies json) */
 	bool utc;
+	bool offline;		/* --replay: no ring buffer to warn about */
 	const char *path;	/* NULL: stdout */
 };
 

@@ -5,7 +5,7 @@
 #include <string.h>
 #include "sbuf.h"
 
-static bool sbuf__grow(struct sbuf *sb, size_t extra)
+bool sbuf__grow(struct sbuf *sb, size_t extra)
 {
 	size_t cap = sb->cap ? sb->cap : 512;
 	char *nb;
@@ -40,7 +40,7 @@ void sbuf__free(struct sbuf *sb)
 	memset(sb, 0, sizeof(*sb));
 }
 
-void sbuf__put(struct sbuf *sb, const void *data, size_t len)
+void sbuf__put_slow(struct sbuf *sb, const void *data, size_t len)
 {
 	if (!sbuf__grow(sb, len))
 		return;
@@ -49,33 +49,68 @@ void sbuf__put(struct sbuf *sb, const void *data, size_t len)
 	sb->buf[sb->len] = '\0';
 }
 
-void sbuf__putc(struct sbuf *sb, char c)
-{
-	if (!sbuf__grow(sb, 1))
-		return;
-	sb->buf[sb->len++] = c;
-	sb->buf[sb->len] = '\0';
-}
 
-void sbuf__puts(struct sbuf *sb, const char *s)
-{
-	sbuf__put(sb, s, strlen(s));
-}
 
+
+
+/* Formats once into the spare room; only a line that does not fit is formatted twice. */
 void sbuf__printf(struct sbuf *sb, const char *fmt, ...)
 {
+	size_t room;
 	va_list ap;
 	int n;
 
-	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n < 0 || !sbuf__grow(sb, (size_t)n))
+	if (!sbuf__grow(sb, 128))
 		return;
+	room = sb->cap - sb->len;
 	va_start(ap, fmt);
-	vsnprintf(sb->buf + sb->len, (size_t)n + 1, fmt, ap);
+	n = vsnprintf(sb->buf + sb->len, room, fmt, ap);
 	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n >= room) {
+		if (!sbuf__grow(sb, (size_t)n))
+			return;
+		va_start(ap, fmt);
+		vsnprintf(sb->buf + sb->len, (size_t)n + 1, fmt, ap);
+		va_end(ap);
+	}
 	sb->len += (size_t)n;
+}
+
+void sbuf__put_u64(struct sbuf *sb, unsigned long long v)
+{
+	static const char pairs[] = "00010203040506070809101112131415161718192021222324"
+				    "25262728293031323334353637383940414243444546474849"
+				    "50515253545556575859606162636465666768697071727374"
+				    "75767778798081828384858687888990919293949596979899";
+	char tmp[20];
+	size_t i = sizeof(tmp);
+
+	while (v >= 100) {
+		unsigned int d = (unsigned int)(v % 100) * 2;
+
+		v /= 100;
+		tmp[--i] = pairs[d + 1];
+		tmp[--i] = pairs[d];
+	}
+	if (v >= 10) {
+		tmp[--i] = pairs[v * 2 + 1];
+		tmp[--i] = pairs[v * 2];
+	} else {
+		tmp[--i] = (char)('0' + v);
+	}
+	sbuf__put(sb, tmp + i, sizeof(tmp) - i);
+}
+
+void sbuf__put_s64(struct sbuf *sb, long long v)
+{
+	if (v < 0) {
+		sbuf__putc(sb, '-');
+		sbuf__put_u64(sb, 0ULL - (unsigned long long)v);
+		return;
+	}
+	sbuf__put_u64(sb, (unsigned long long)v);
 }
 
 size_t str__len(const char *s, size_t max)

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 
 struct sbuf {
 	char *buf;
@@ -15,10 +16,34 @@ struct sbuf {
 
 void sbuf__reset(struct sbuf *sb);
 void sbuf__free(struct sbuf *sb);
-void sbuf__put(struct sbuf *sb, const void *data, size_t len);
-void sbuf__putc(struct sbuf *sb, char c);
-void sbuf__puts(struct sbuf *sb, const char *s);
+bool sbuf__grow(struct sbuf *sb, size_t extra);
+void sbuf__put_slow(struct sbuf *sb, const void *data, size_t len);
+
+/* Appends keep the buffer NUL-terminated; the room check is inline. */
+static inline void sbuf__put(struct sbuf *sb, const void *data, size_t len)
+{
+	if (sb->len + len + 1 > sb->cap) {
+		sbuf__put_slow(sb, data, len);
+		return;
+	}
+	memcpy(sb->buf + sb->len, data, len);
+	sb->len += len;
+	sb->buf[sb->len] = '\0';
+}
+
+static inline void sbuf__putc(struct sbuf *sb, char c)
+{
+	sbuf__put(sb, &c, 1);
+}
+
+static inline void sbuf__puts(struct sbuf *sb, const char *s)
+{
+	sbuf__put(sb, s, strlen(s));
+}
 void sbuf__printf(struct sbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Decimal numbers, without printf. */
+void sbuf__put_u64(struct sbuf *sb, unsigned long long v);
+void sbuf__put_s64(struct sbuf *sb, long long v);
 
 /* Length of the valid UTF-8 sequence at @s (at most @n bytes), 0 if invalid. */
 size_t utf8__seq_len(const unsigned char *s, size_t n);

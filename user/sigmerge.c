@@ -21,26 +21,54 @@ static void emit(struct sigmerge *sm, struct sig_cause **link)
 	struct sig_cause *c = *link;
 
 	*link = c->next;
+	if (sm->tail == &c->next)
+		sm->tail = link;
+	HASH_DEL(sm->by_id, c);
 	sm->fn(sm->ctx, c);
 	cause_free(c);
 }
 
+static void copy_rcpts(struct sig_rcpt *to, const struct pgt_signal *rec, unsigned int nr)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr; i++) {
+		to[i].pid = rec->rcpt[i].pid;
+		to[i].tid = rec->rcpt[i].tid;
+		to[i].result = rec->rcpt[i].result;
+		to[i].pgid = rec->rcpt[i].pgid;
+	}
+}
+
 void sigmerge__add(struct sigmerge *sm, const struct pgt_signal *rec)
 {
+	unsigned int nr = rec->nr < PGT_SIG_RCPTS ? rec->nr : PGT_SIG_RCPTS;
 	struct sig_cause **link, *c;
-	unsigned int i, nr = rec->nr < PGT_SIG_RCPTS ? rec->nr : PGT_SIG_RCPTS;
 	struct sig_rcpt *grown;
 
-	for (link = &sm->pending; *link; link = &(*link)->next)
-		if ((*link)->first.group_id == rec->group_id)
-			break;
-	c = *link;
+	HASH_FIND(hh, sm->by_id, &rec->group_id, sizeof(rec->group_id), c);
+	if (!c && (rec->flags & PGT_SIG_FINAL)) {
+		/* The common case, a whole cause in one record: no allocation. */
+		struct sig_rcpt rcpt[PGT_SIG_RCPTS];
+		struct sig_cause one = {
+			.first = *rec, .rcpt = rcpt, .nr = nr, .cap = PGT_SIG_RCPTS,
+			.flags = rec->flags, .ret = rec->ret, .last_ts = rec->hdr.ts_ns,
+		};
+
+		copy_rcpts(rcpt, rec, nr);
+		sm->fn(sm->ctx, &one);
+		return;
+	}
 	if (!c) {
 		c = calloc(1, sizeof(*c));
 		if (!c)
 			return;
 		c->first = *rec;
-		*link = c;
+		if (!sm->tail)
+			sm->tail = &sm->pending;
+		*sm->tail = c;
+		sm->tail = &c->next;
+		HASH_ADD(hh, sm->by_id, first.group_id, sizeof(c->first.group_id), c);
 	}
 	if (c->nr + nr > c->cap) {
 		unsigned int cap = c->cap ? c->cap * 2 : PGT_SIG_RCPTS;
@@ -53,16 +81,14 @@ void sigmerge__add(struct sigmerge *sm, const struct pgt_signal *rec)
 		c->rcpt = grown;
 		c->cap = cap;
 	}
-	for (i = 0; i < nr; i++) {
-		c->rcpt[c->nr].pid = rec->rcpt[i].pid;
-		c->rcpt[c->nr].tid = rec->rcpt[i].tid;
-		c->rcpt[c->nr].result = rec->rcpt[i].result;
-		c->rcpt[c->nr++].pgid = rec->rcpt[i].pgid;
-	}
+	copy_rcpts(c->rcpt + c->nr, rec, nr);
+	c->nr += nr;
 	c->flags |= rec->flags;
 	c->last_ts = rec->hdr.ts_ns;
 	if (rec->flags & PGT_SIG_FINAL) {
 		c->ret = rec->ret;
+		for (link = &sm->pending; *link != c; link = &(*link)->next)
+			;
 		emit(sm, link);
 	}
 }
@@ -83,9 +109,11 @@ void sigmerge__free(struct sigmerge *sm)
 {
 	struct sig_cause *c, *next;
 
+	HASH_CLEAR(hh, sm->by_id);
 	for (c = sm->pending; c; c = next) {
 		next = c->next;
 		cause_free(c);
 	}
 	sm->pending = NULL;
+	sm->tail = NULL;
 }

@@ -7,6 +7,7 @@
 #ifndef __SIGMERGE_H
 #define __SIGMERGE_H
 
+#include <uthash.h>
 #include "decode.h"
 
 struct sig_rcpt {
@@ -23,12 +24,15 @@ struct sig_cause {
 	__s32 ret;
 	__u64 last_ts;			/* boot time of the last record */
 	struct sig_cause *next;
+	UT_hash_handle hh;		/* by first.group_id */
 };
 
 typedef void (*sig_cause_fn)(void *ctx, const struct sig_cause *c);
 
 struct sigmerge {
-	struct sig_cause *pending;
+	struct sig_cause *pending;	/* oldest first */
+	struct sig_cause **tail;	/* where the next cause goes, NULL when empty */
+	struct sig_cause *by_id;	/* the same causes, by group_id */
 	sig_cause_fn fn;
 	void *ctx;
 };

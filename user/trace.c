@@ -85,6 +85,7 @@ struct session {
 	int child_status;
 	bool child_done;
 	FILE *record;			/* --record */
+	__u64 forks_unseen;		/* PGT_STAT_FORK_UNSEEN already acted on */
 };
 
 static __u64 now_ns(clockid_t clk)
@@ -321,7 +322,7 @@ static void check_losses(struct session *s)
 {
 	struct lost_info li = {};
 	__u64 drops[PGT_TYPE_MAX];
-	__u64 now = now_ns(CLOCK_BOOTTIME);
+	__u64 now = now_ns(CLOCK_BOOTTIME), unseen;
 	unsigned int t;
 
 	loader__drops(&s->loader, drops);
@@ -334,6 +335,15 @@ static void check_losses(struct session *s)
 		li.from_ns = s->last_loss_check_ns;
 		li.to_ns = now;
 		output__lost(s->out, &li);
+		s->need_resync = true;
+	}
+	/* Tracepoint level: a fork whose child was not found is a fork missed. */
+	unseen = loader__stat(&s->loader, PGT_STAT_FORK_UNSEEN);
+	if (unseen > s->forks_unseen) {
+		if (!s->forks_unseen)
+			fprintf(stderr, "pgrptrace: a fork's child was not found on its parent's "
+					"lists; re-reading the machine\n");
+		s->forks_unseen = unseen;
 		s->need_resync = true;
 	}
 	s->last_loss_check_ns = now;
@@ -641,7 +651,7 @@ static int stream(struct session *s)
 static int replay(struct session *s, const char *path)
 {
 	FILE *f = fopen(path, "rb");
-	__u64 last_ts = 0, n = 0;
+	__u64 last_ts = 0, n = 0, t0 = now_ns(CLOCK_MONOTONIC), dt;
 	size_t cap = 0;
 	void *buf = NULL;
 	__u32 len;
@@ -651,6 +661,7 @@ static int replay(struct session *s, const char *path)
 		fprintf(stderr, "pgrptrace: cannot open %s: %s\n", path, strerror(errno));
 		return -1;
 	}
+	setvbuf(f, NULL, _IOFBF, 1 << 20);
 	output__start(s->out);
 	while (fread(&len, sizeof(len), 1, f) == 1) {
 		if (len > 1U << 20) {
@@ -693,8 +704,12 @@ static int replay(struct session *s, const char *path)
 	escapes__flush(&s->escapes, s->model);
 	free(buf);
 	fclose(f);
+	output__flush(s->out);
+	dt = now_ns(CLOCK_MONOTONIC) - t0;
 	if (s->opts->verbose)
-		fprintf(stderr, "pgrptrace: replayed %llu records\n", (unsigned long long)n);
+		fprintf(stderr, "pgrptrace: replayed %llu records in %llu us (%llu records/s)\n",
+			(unsigned long long)n, (unsigned long long)dt / 1000,
+			(unsigned long long)(dt ? n * 1000000000ULL / dt : 0));
 	return ret;
 }
 
@@ -703,6 +718,7 @@ int trace__run(const struct opts *o)
 	bool tree_mode = o->snapshot || o->tree || o->verify;
 	struct output_cfg ocfg = {
 		.json = o->json, .ecs = o->ecs, .utc = o->utc, .path = o->output,
+		.offline = o->replay != NULL,
 	};
 	struct loader_cfg lcfg = {
 		.self_tgid = (__u32)getpid(),
