@@ -81,8 +81,10 @@ void sigmerge__add(struct sigmerge *sm, const struct pgt_signal *rec)
 		c->rcpt = grown;
 		c->cap = cap;
 	}
-	copy_rcpts(c->rcpt + c->nr, rec, nr);
-	c->nr += nr;
+	if (nr) {		/* a record without recipients leaves rcpt NULL */
+		copy_rcpts(c->rcpt + c->nr, rec, nr);
+		c->nr += nr;
+	}
 	c->flags |= rec->flags;
 	c->last_ts = rec->hdr.ts_ns;
 	if (rec->flags & PGT_SIG_FINAL) {
