@@ -521,12 +521,12 @@ def main():
     ap.add_argument("--pgrptrace", required=True)
     ap.add_argument("--pgtbench", required=True)
     ap.add_argument("--pairs", type=int, default=5)
-    ap.add_argument("--secs", type=float, default=0.3, help="seconds per workload run")
+    ap.add_argument("--secs", type=float, default=0.25, help="seconds per workload run")
     ap.add_argument("--modes", default=",".join(MODES))
     ap.add_argument("--observers", default=",".join(OBSERVERS))
     ap.add_argument("--conditions", default="idle,busy")
     ap.add_argument("--out", help="write the tables to this file too")
-    ap.add_argument("--busy-secs", type=float, default=0.4,
+    ap.add_argument("--busy-secs", type=float, default=0.35,
                     help="seconds per workload run on the busy machine")
     ap.add_argument("--procs", type=int, default=30000, help="live processes for the memory figure")
     ap.add_argument("--skip-extra", action="store_true", help="no memory or replay figures")

@@ -108,6 +108,13 @@ static void json_tty(struct sbuf *sb, const char *kname, __u32 tty_nr)
 	sbuf__printf(sb, ",\"tty_dev\":{\"major\":%u,\"minor\":%u}", major, minor);
 }
 
+/* @prefix (the comma, key and colon), then the number. */
+static void json_u64(struct sbuf *sb, const char *prefix, __u64 v)
+{
+	sbuf__puts(sb, prefix);
+	sbuf__put_u64(sb, v);
+}
+
 static void json_proc(struct sbuf *sb, const char *key, const struct pgt_proc *p)
 {
 	char eid[17];
@@ -116,34 +123,25 @@ static void json_proc(struct sbuf *sb, const char *key, const struct pgt_proc *p
 	decode__entity_id(p->pid, p->start_ns, eid);
 	sbuf__putc(sb, '"');
 	sbuf__puts(sb, key);
-	sbuf__puts(sb, "\":{\"pid\":");
-	sbuf__put_u64(sb, p->pid);
-	sbuf__puts(sb, ",\"tid\":");
-	sbuf__put_u64(sb, p->tid);
-	sbuf__puts(sb, ",\"ppid\":");
-	sbuf__put_u64(sb, p->ppid);
-	sbuf__puts(sb, ",\"pgid\":");
-	sbuf__put_u64(sb, p->pgid);
-	sbuf__puts(sb, ",\"sid\":");
-	sbuf__put_u64(sb, p->sid);
+	json_u64(sb, "\":{\"pid\":", p->pid);
+	json_u64(sb, ",\"tid\":", p->tid);
+	json_u64(sb, ",\"ppid\":", p->ppid);
+	json_u64(sb, ",\"pgid\":", p->pgid);
+	json_u64(sb, ",\"sid\":", p->sid);
 	sbuf__putc(sb, ',');
 	json_tty(sb, p->tty, p->tty_nr);
-	sbuf__puts(sb, ",\"uid\":");
-	sbuf__put_u64(sb, p->uid);
+	json_u64(sb, ",\"uid\":", p->uid);
 	sbuf__putc(sb, ',');
 	json_id_or_null(sb, "auid", p->auid);
 	sbuf__putc(sb, ',');
 	json_id_or_null(sb, "ses", p->ses);
 	sbuf__putc(sb, ',');
 	json_untrusted(sb, "comm", p->comm, sizeof(p->comm));
-	sbuf__puts(sb, ",\"start_ns\":");
-	sbuf__put_u64(sb, p->start_ns);
+	json_u64(sb, ",\"start_ns\":", p->start_ns);
 	sbuf__puts(sb, ",\"entity_id\":\"");
 	sbuf__puts(sb, eid);
-	sbuf__puts(sb, "\",\"ns_pid\":");
-	sbuf__put_u64(sb, p->ns_pid);
-	sbuf__puts(sb, ",\"pidns\":");
-	sbuf__put_u64(sb, p->pidns_ino);
+	json_u64(sb, "\",\"ns_pid\":", p->ns_pid);
+	json_u64(sb, ",\"pidns\":", p->pidns_ino);
 	sbuf__puts(sb, p->flags & PGT_F_SESSION_LEADER ? ",\"session_leader\":true"
 						      : ",\"session_leader\":false");
 	sbuf__puts(sb, p->flags & PGT_F_GROUP_LEADER ? ",\"group_leader\":true"
@@ -157,10 +155,8 @@ static void json_grp(struct sbuf *sb, const char *key, __u32 pgid, __u32 sid, co
 {
 	sbuf__puts(sb, ",\"");
 	sbuf__puts(sb, key);
-	sbuf__puts(sb, "\":{\"pgid\":");
-	sbuf__put_u64(sb, pgid);
-	sbuf__puts(sb, ",\"sid\":");
-	sbuf__put_u64(sb, sid);
+	json_u64(sb, "\":{\"pgid\":", pgid);
+	json_u64(sb, ",\"sid\":", sid);
 	sbuf__puts(sb, ",\"tty\":");
 	json_tty_name(sb, tty, tty_nr);
 	sbuf__putc(sb, '}');
@@ -180,14 +176,11 @@ static void json_head(struct sbuf *sb, const struct fmt_ctx *fc, const __u64 *se
 	char when[64];
 
 	fmt__rfc3339(fc, ts, when, sizeof(when));
-	sbuf__puts(sb, "{\"schema\":");
-	sbuf__put_u64(sb, PGT_SCHEMA_VERSION);
-	if (seq) {
-		sbuf__puts(sb, ",\"seq\":");
-		sbuf__put_u64(sb, *seq);
-	} else {
+	json_u64(sb, "{\"schema\":", PGT_SCHEMA_VERSION);
+	if (seq)
+		json_u64(sb, ",\"seq\":", *seq);
+	else
 		sbuf__puts(sb, ",\"seq\":null");
-	}
 	sbuf__puts(sb, ",\"time\":\"");
 	sbuf__puts(sb, when);
 	sbuf__puts(sb, "\",\"event\":\"");
@@ -372,12 +365,9 @@ void json__signal(struct sbuf *sb, const struct fmt_ctx *fc, const struct sig_ca
 		json_error(sb, c->ret);
 	sbuf__puts(sb, ",\"recipients\":[");
 	for (i = 0; i < c->nr; i++) {
-		sbuf__puts(sb, i ? ",{\"pid\":" : "{\"pid\":");
-		sbuf__put_u64(sb, c->rcpt[i].pid);
-		sbuf__puts(sb, ",\"tid\":");
-		sbuf__put_u64(sb, c->rcpt[i].tid);
-		sbuf__puts(sb, ",\"pgid\":");
-		sbuf__put_u64(sb, c->rcpt[i].pgid);
+		json_u64(sb, i ? ",{\"pid\":" : "{\"pid\":", c->rcpt[i].pid);
+		json_u64(sb, ",\"tid\":", c->rcpt[i].tid);
+		json_u64(sb, ",\"pgid\":", c->rcpt[i].pgid);
 		sbuf__puts(sb, ",\"result\":\"");
 		sbuf__puts(sb, decode__sig_result_name(c->rcpt[i].result));
 		sbuf__puts(sb, "\"}");
