@@ -185,6 +185,16 @@ static int next_ok(const struct facts *f, int from)
 	return -1;
 }
 
+/* The level @r falls back to from the best: the next that works with another hook, or -1. */
+static int fallback_of(const struct facts *f, const struct hook_row *r)
+{
+	int fb = next_ok(f, f->best + 1);
+
+	while (fb >= 0 && !strcmp(r->at[fb], r->at[f->best]))
+		fb = next_ok(f, fb + 1);
+	return fb;
+}
+
 /* What falling from @used to @fb loses for @r: the first thing a level lost. */
 static const char *fallback_loss(const struct hook_row *r, int used, int fb)
 {
@@ -241,11 +251,9 @@ static void print_text(const struct opts *o, const struct facts *f)
 	printf("\nevents:\n");
 	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		const struct hook_row *r = &rows[i];
-		int fb = next_ok(f, f->best + 1);
+		int fb = fallback_of(f, r);
 		const char *loss;
 
-		while (fb >= 0 && !strcmp(r->at[fb], r->at[f->best]))
-			fb = next_ok(f, fb + 1);
 		printf("  %s\n    uses      %s\n", r->event, r->at[f->best]);
 		if (fb < 0) {
 			printf("    fallback  none\n");
@@ -315,11 +323,9 @@ static void print_json(const struct opts *o, const struct facts *f)
 	sbuf__puts(&sb, "],\"events\":[");
 	for (i = 0; f->best >= 0 && i < sizeof(rows) / sizeof(rows[0]); i++) {
 		const struct hook_row *r = &rows[i];
-		int fb = next_ok(f, f->best + 1);
+		int fb = fallback_of(f, r);
 		const char *loss;
 
-		while (fb >= 0 && !strcmp(r->at[fb], r->at[f->best]))
-			fb = next_ok(f, fb + 1);
 		sbuf__puts(&sb, i ? ",{" : "{");
 		json_kv(&sb, "event", r->event);
 		sbuf__putc(&sb, ',');
