@@ -93,6 +93,14 @@ static int ensure_tracefs(struct loader *l)
 	return 0;
 }
 
+/* From libbpf's last "prog 'NAME': failed to load: -ERR": the program and errno. */
+static bool last_load_failure(char name[128], int *err)
+{
+	const char *p = strstr(last_prog_err, "prog '");
+
+	return p && sscanf(p, "prog '%127[^']': failed to load: %d", name, err) == 2;
+}
+
 /* Which program of each triple a level uses; fentry adds to tp_btf. */
 static void select_level(struct pgrptrace_bpf *skel, enum hook_level level)
 {
@@ -152,14 +160,11 @@ static int probe_fentry(const struct loader_cfg *cfg, char *why, size_t len)
 		bpf_link__destroy(link);
 	}
 	if (err) {
-		const char *p = strstr(last_prog_err, "failed to load: ");
-		int perr;
+		char name[128];
+		bool at_load = last_load_failure(name, &err);
 
-		/* libbpf's "prog 'X': failed to load: -N" names the real errno. */
-		if (p && sscanf(p, "failed to load: %d", &perr) == 1)
-			err = perr;
 		snprintf(why, len, "fentry/disassociate_ctty: %s: %s",
-			 p ? "cannot load" : "cannot attach", strerror(-err));
+			 at_load ? "cannot load" : "cannot attach", strerror(-err));
 	}
 	pgrptrace_bpf__destroy(skel);
 	return err ? -1 : 0;
@@ -185,11 +190,9 @@ static void report_load_error(struct pgrptrace_bpf *skel, enum hook_level level,
 {
 	const struct bpf_program *prog = NULL;
 	char name[128];
-	const char *p;
 	int perr;
 
-	p = strstr(last_prog_err, "prog '");
-	if (p && sscanf(p, "prog '%127[^']': failed to load: %d", name, &perr) == 2) {
+	if (last_load_failure(name, &perr)) {
 		prog = bpf_object__find_program_by_name(skel->obj, name);
 		err = perr;
 	}
@@ -349,30 +352,23 @@ int loader__probe(const struct loader_cfg *cfg, enum hook_level level, char *why
 		  bool *has_iter)
 {
 	struct loader l = {};
-	int err;
+	const char *p;
 
 	verbosity = cfg->verbose;
 	libbpf_set_print(libbpf_print);
 	*why = '\0';
 	if (level == HOOK_FENTRY && probe_fentry(cfg, why, len))
 		return -1;
-	last_prog_err[0] = '\0';
-	err = open_and_load(&l, cfg, level, true, true);
-	if (!err) {
-		*has_iter = l.has_iter;
-		last_prog_err[0] = '\0';
-		err = pgrptrace_bpf__attach(l.skel);
-		if (err)
-			snprintf(why, len, "attach: %.*s", (int)strcspn(last_prog_err, "\n"),
-				 last_prog_err[0] ? last_prog_err : strerror(-err));
-		loader__stop(&l);
-	} else {
-		const char *p = strstr(last_prog_err, "prog '");
-
-		snprintf(why, len, "load: %.*s", (int)strcspn(p ? p : "", "\n"),
-			 p ? p : "refused");
+	if (start_level(&l, cfg, level, true)) {
+		/* libbpf's last warning names the program and the step that failed. */
+		p = strstr(last_prog_err, "prog '");
+		p = p ?: last_prog_err[0] ? last_prog_err : "refused";
+		snprintf(why, len, "%.*s", (int)strcspn(p, "\n"), p);
+		return -1;
 	}
-	return err ? -1 : 0;
+	*has_iter = l.has_iter;
+	loader__stop(&l);
+	return 0;
 }
 
 void loader__stop(struct loader *l)
