@@ -16,8 +16,9 @@
 #define PGT_MAX_PIDNS_LEVEL	32		/* MAX_PID_NS_LEVEL */
 
 /*
- * Every topic file includes this header: its maps and globals are __weak, so
- * that the topics still link into one object if compiled apart.
+ * Every topic file includes this header. Its maps and globals are __weak from
+ * when the topics were separate objects joined by the static linker; they
+ * are compiled as one unit now (bpf/pgrptrace.bpf.c), where __weak is inert.
  */
 
 /* kfuncs: task lookups by pid, from any tracing program. */
