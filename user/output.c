@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <poll.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include "ecs.h"
 #include "output.h"
 
@@ -20,11 +21,48 @@ struct output {
 	bool ecs;		/* JSON lines as ECS documents */
 	bool own_fd;
 	int err;		/* first write error, as -errno */
-	bool stall_warned;	/* said once that the reader stopped reading */
+	bool watch_stall;	/* a pipe or terminal: say if its reader stops */
 	struct fmt_ctx fc;
 	struct sbuf pending;	/* whole lines not yet written */
 	struct sbuf line;	/* the line being formatted */
 };
+
+/*
+ * A reader that stopped reading (a paused pager, a stuck pipeline): a write
+ * that has waited a second says so once, from SIGALRM (write(2) is
+ * async-signal-safe), since meanwhile the kernel side drops, and counts,
+ * what does not fit in the ring buffer. The write itself goes on waiting.
+ */
+static volatile sig_atomic_t stall_said;
+
+static void on_stall(int sig)
+{
+	static const char msg[] = "pgrptrace: the output is not being read; events that do "
+				  "not fit in the ring buffer meanwhile are counted as lost\n";
+
+	(void)sig;
+	if (!stall_said && write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0)
+		return;
+	stall_said = 1;
+}
+
+static void watch_stalls(struct output *o)
+{
+	struct sigaction sa = { .sa_handler = on_stall, .sa_flags = SA_RESTART };
+	struct stat st;
+
+	if (fstat(o->fd, &st) || S_ISREG(st.st_mode))
+		return;		/* a file is never "not read" */
+	sigemptyset(&sa.sa_mask);
+	o->watch_stall = sigaction(SIGALRM, &sa, NULL) == 0;
+}
+
+static void stall_timer(bool on)
+{
+	struct itimerval it = { .it_value = { .tv_sec = on ? 1 : 0 } };
+
+	setitimer(ITIMER_REAL, &it, NULL);
+}
 
 static __s64 ts_ns(clockid_t clk)
 {
@@ -65,7 +103,6 @@ struct output *output__open(const struct output_cfg *cfg)
 	}
 	o->json = cfg->json || cfg->ecs;
 	o->ecs = cfg->ecs;
-	o->stall_warned = cfg->offline;		/* a slow reader only slows a replay */
 	o->path = cfg->path;
 	o->fd = STDOUT_FILENO;
 	if (cfg->path) {
@@ -78,6 +115,8 @@ struct output *output__open(const struct output_cfg *cfg)
 		}
 		o->own_fd = true;
 	}
+	if (!cfg->offline)	/* a slow reader only slows a replay */
+		watch_stalls(o);
 	o->fc.boot_to_real_ns = ts_ns(CLOCK_REALTIME) - ts_ns(CLOCK_BOOTTIME);
 	o->fc.utc = cfg->utc;
 	/* Colour only for a person: text on a terminal, unless NO_COLOR is set. */
@@ -204,6 +243,7 @@ static void trim_partial(struct output *o, off_t start, size_t written)
 
 int output__flush(struct output *o)
 {
+	bool watch = o->watch_stall && !stall_said && o->pending.len;
 	size_t off = 0;
 	off_t start = -1;
 	struct stat st;
@@ -213,19 +253,8 @@ int output__flush(struct output *o)
 		return o->err;
 	if (o->own_fd && o->pending.len && !fstat(o->fd, &st) && S_ISREG(st.st_mode))
 		start = st.st_size;
-	if (o->pending.len && !o->stall_warned) {
-		struct pollfd pfd = { .fd = o->fd, .events = POLLOUT };
-
-		/*
-		 * A reader that stopped reading: the write below will wait, and
-		 * meanwhile the kernel side drops (and counts) what it cannot queue.
-		 */
-		if (poll(&pfd, 1, 0) == 0) {
-			fprintf(stderr, "pgrptrace: the output is not being read; events that do "
-					"not fit in the ring buffer meanwhile are counted as lost\n");
-			o->stall_warned = true;
-		}
-	}
+	if (watch)
+		stall_timer(true);
 	while (off < o->pending.len) {
 		n = write(o->fd, o->pending.buf + off, o->pending.len - off);
 		if (n < 0) {
@@ -238,6 +267,8 @@ int output__flush(struct output *o)
 		}
 		off += (size_t)n;
 	}
+	if (watch)
+		stall_timer(false);
 	sbuf__reset(&o->pending);
 	return o->err;
 }
