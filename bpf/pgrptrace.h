@@ -254,6 +254,10 @@ struct pgt_signal {
 };
 _Static_assert(sizeof(struct pgt_signal) == 24 + 96 + 8 + 40 + 16 + 16 * 16, "pgt_signal size");
 
+/* A signal record carries only the recipient slots it uses: @n of them. */
+#define PGT_SIGNAL_SIZE(n) \
+	(__builtin_offsetof(struct pgt_signal, rcpt) + (n) * 16)
+
 struct pgt_tty {
 	struct pgt_hdr hdr;
 	struct pgt_proc proc;	/* the process that acted (or exited) */

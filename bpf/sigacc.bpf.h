@@ -33,21 +33,29 @@ const volatile __u32 signal_mode __weak = 1;
 /* The next group_id of a signal cause. */
 __u64 sig_group_next __weak = 1;
 
-/* The cause in flight on a thread: a signal syscall or ioctl. */
+/*
+ * The cause in flight on a thread: a signal syscall or ioctl. Task storage,
+ * not a hash keyed by tid: it is allocated once per thread that signals, and
+ * each syscall then writes a few fields in place instead of copying a whole
+ * record into a map and deleting it at exit.
+ */
+struct sigacc {
+	struct pgt_signal rec;	/* the record being gathered */
+	bool open;		/* between the syscall's entry and exit */
+	bool wanted;		/* someone involved is traced */
+};
+
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 4096);
-	__type(key, __u32);
-	__type(value, struct pgt_signal);
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct sigacc);
 } sigacc __weak SEC(".maps");
 
-/* A zeroed record to start an accumulator from (too big for the stack). */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct pgt_signal);
-} sigzero __weak SEC(".maps");
+static __always_inline struct sigacc *sigacc_of_current(__u64 flags)
+{
+	return bpf_task_storage_get(&sigacc, bpf_get_current_task_btf(), 0, flags);
+}
 
 /* Default action terminates (or dumps core): not SIGCHLD, SIGCONT, stops, URG, WINCH. */
 static __always_inline bool sig_kills_by_default(int sig)
@@ -102,54 +110,67 @@ static __always_inline void add_rcpt(struct pgt_signal *e, __u32 i, struct task_
 
 static __always_inline void acc_start(__u32 cause, __u32 scope, __s32 target, __u32 sig)
 {
-	struct pgt_signal *z;
-	__u32 zero = 0, tid = cur_tid();
+	struct sigacc *a = sigacc_of_current(BPF_LOCAL_STORAGE_GET_F_CREATE);
+	struct pgt_signal *e;
 
-	z = bpf_map_lookup_elem(&sigzero, &zero);
-	if (!z)
+	if (!a)
 		return;
-	fill_proc(&z->proc, (struct task_struct *)bpf_get_current_task());
-	z->group_id = __sync_fetch_and_add(&sig_group_next, 1);
-	z->cause = cause;
-	z->scope = scope;
-	z->target = target;
-	z->sig = sig;
-	z->nr = 0;
-	z->flags = 0;
-	z->__pad = tgid_wanted(cur_tgid());	/* reused: someone involved is traced */
-	bpf_map_update_elem(&sigacc, &tid, z, BPF_ANY);
-	/* Leave the scratch record zeroed for the next user on this CPU. */
-	__builtin_memset(&z->proc, 0, sizeof(z->proc));
+	e = &a->rec;
+	e->group_id = __sync_fetch_and_add(&sig_group_next, 1);
+	e->cause = cause;
+	e->scope = scope;
+	e->target = target;
+	e->sig = sig;
+	e->nr = 0;
+	e->flags = 0;
+	e->ret = 0;
+	e->code = 0;
+	e->tty_nr = 0;
+	e->tty[0] = '\0';
+	a->wanted = tgid_wanted(cur_tgid());
+	a->open = true;
 }
 
-static __always_inline void acc_flush(struct pgt_signal *e, bool final, long ret)
+/*
+ * Write the gathered recipients as one record, if the mode wants it: only
+ * the slots in use are sent, and the sender (current, inside the syscall)
+ * is read only now that a record is due.
+ */
+static __always_inline void acc_flush(struct sigacc *a, bool final, long ret)
 {
+	struct pgt_signal *e = &a->rec;
+	__u32 n = e->nr;
+
 	if (final) {
 		e->flags |= PGT_SIG_FINAL;
 		e->ret = ret;
 	}
-	if (e->sig && e->__pad && wanted_by_mode(e->scope, e->flags))
-		pgt_output(&e->hdr, PGT_SIGNAL, sizeof(*e));
+	if (e->sig && a->wanted && wanted_by_mode(e->scope, e->flags)) {
+		__builtin_memset(&e->proc, 0, sizeof(e->proc));
+		fill_proc(&e->proc, (struct task_struct *)bpf_get_current_task());
+		if (n > PGT_SIG_RCPTS)
+			n = PGT_SIG_RCPTS;
+		pgt_output(&e->hdr, PGT_SIGNAL, PGT_SIGNAL_SIZE(n));
+	}
 	e->nr = 0;
 }
 
-static __always_inline void acc_add(struct pgt_signal *e, struct task_struct *t, int sig,
+static __always_inline void acc_add(struct sigacc *a, struct task_struct *t, int sig,
 				    int result, int code)
 {
+	struct pgt_signal *e = &a->rec;
 	__u32 i = e->nr;
 
 	if (e->sig && e->sig != (__u32)sig) {
 		/* A second signal in the same syscall (TIOCNOTTY: SIGHUP, SIGCONT). */
-		acc_flush(e, true, 0);
+		acc_flush(a, true, 0);
 		e->flags = 0;
 		e->group_id = __sync_fetch_and_add(&sig_group_next, 1);
 		e->sig = sig;
-		__builtin_memset(e->rcpt, 0, sizeof(e->rcpt));
 		i = 0;
 	}
 	if (i >= PGT_SIG_RCPTS) {
-		acc_flush(e, false, 0);
-		__builtin_memset(e->rcpt, 0, sizeof(e->rcpt));
+		acc_flush(a, false, 0);
 		i = 0;
 	}
 	if (!e->sig)
@@ -166,20 +187,19 @@ static __always_inline void acc_add(struct pgt_signal *e, struct task_struct *t,
 	if (is_fatal(t, sig, result))
 		e->flags |= PGT_SIG_FATAL;
 	if (tgid_wanted(e->rcpt[i & (PGT_SIG_RCPTS - 1)].pid))
-		e->__pad = 1;
+		a->wanted = true;
 	e->nr = i + 1;
 }
 
 static __always_inline int acc_end(long ret)
 {
-	__u32 tid = cur_tid();
-	struct pgt_signal *e = bpf_map_lookup_elem(&sigacc, &tid);
+	struct sigacc *a = sigacc_of_current(0);
 
-	if (!e)
+	if (!a || !a->open)
 		return 0;
-	if (e->nr || ret < 0)
-		acc_flush(e, true, ret);
-	bpf_map_delete_elem(&sigacc, &tid);
+	if (a->rec.nr || ret < 0)
+		acc_flush(a, true, ret);
+	a->open = false;
 	return 0;
 }
 

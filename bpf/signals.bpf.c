@@ -253,15 +253,16 @@ static __always_inline int handle_signal(int sig, int code, struct task_struct *
 	__u32 tid = cur_tid(), cause, scope;
 	struct tty_struct *tty;
 	struct pgt_signal *e;
+	struct sigacc *a;
 	struct siggrp *g, ng = {};
 	__u64 now = bpf_ktime_get_boot_ns();
 	__s32 target;
 
 	if (!signal_mode)
 		return 0;
-	e = bpf_map_lookup_elem(&sigacc, &tid);
-	if (e) {
-		acc_add(e, t, sig, result, code);
+	a = sigacc_of_current(0);
+	if (a && a->open) {
+		acc_add(a, t, sig, result, code);
 		return 0;
 	}
 
@@ -282,7 +283,7 @@ static __always_inline int handle_signal(int sig, int code, struct task_struct *
 			return 0;
 	}
 	g->ts = now;
-	e = pgt_reserve(PGT_SIGNAL, sizeof(*e));
+	e = pgt_reserve(PGT_SIGNAL, PGT_SIGNAL_SIZE(1));
 	if (!e)
 		return 0;
 	fill_proc(&e->proc, cur);

@@ -110,20 +110,46 @@ size_t decode__record_size(unsigned int type)
 	return type < PGT_TYPE_MAX ? record_size[type] : 0;
 }
 
+/*
+ * A signal record carries only the recipient slots it uses; the rest of the
+ * pipeline sees a whole one, zero-filled, valid until the next record.
+ */
+static struct pgt_signal signal_whole;
+
+static int widen_signal(const struct pgt_hdr *h, struct pgt_event *ev)
+{
+	const struct pgt_signal *r = (const void *)h;
+	size_t slots;
+
+	if (h->size < PGT_SIGNAL_SIZE(0) || h->size > sizeof(*r) ||
+	    (h->size - PGT_SIGNAL_SIZE(0)) % sizeof(r->rcpt[0]))
+		return -EINVAL;
+	slots = (h->size - PGT_SIGNAL_SIZE(0)) / sizeof(r->rcpt[0]);
+	if (r->nr > slots)
+		return -EINVAL;
+	if (h->size < sizeof(*r)) {
+		memcpy(&signal_whole, h, h->size);
+		memset((char *)&signal_whole + h->size, 0, sizeof(*r) - h->size);
+		ev->hdr = &signal_whole.hdr;
+		ev->raw = &signal_whole;
+	}
+	return 0;
+}
+
 int decode__record(const void *data, size_t size, struct pgt_event *ev)
 {
 	const struct pgt_hdr *h = data;
 
 	if (!data || size < sizeof(*h))
 		return -EINVAL;
-	if (h->type == 0 || h->type >= PGT_TYPE_MAX)
-		return -EINVAL;
-	if (h->size != record_size[h->type] || size < h->size)
+	if (h->type == 0 || h->type >= PGT_TYPE_MAX || size < h->size)
 		return -EINVAL;
 	ev->hdr = h;
 	ev->raw = data;
 	ev->notes = 0;
-	return 0;
+	if (h->type == PGT_SIGNAL)
+		return widen_signal(h, ev);
+	return h->size == record_size[h->type] ? 0 : -EINVAL;
 }
 
 const char *decode__type_name(unsigned int type)

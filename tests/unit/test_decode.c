@@ -66,6 +66,51 @@ static void test_every_type_validates(void **state)
 	assert_null(decode__type_name(PGT_TYPE_MAX));
 }
 
+/* A signal record carries only the slots it uses; decode widens it. */
+static void test_signal_slots(void **state)
+{
+	unsigned char buf[sizeof(struct pgt_signal) + 16];
+	struct pgt_signal *rec = (void *)buf;
+	struct pgt_event ev;
+
+	memset(buf, 0xab, sizeof(buf));	/* what lies past the record is not read */
+	memset(rec, 0, PGT_SIGNAL_SIZE(2));
+	rec->hdr.type = PGT_SIGNAL;
+	rec->hdr.size = PGT_SIGNAL_SIZE(2);
+	rec->nr = 2;
+	rec->rcpt[0].pid = 10;
+	rec->rcpt[1].pid = 11;
+	assert_int_equal(decode__record(buf, PGT_SIGNAL_SIZE(2), &ev), 0);
+	assert_ptr_not_equal(ev.signal, rec);
+	assert_int_equal(ev.signal->nr, 2);
+	assert_int_equal(ev.signal->rcpt[1].pid, 11);
+	assert_int_equal(ev.signal->rcpt[2].pid, 0);
+	assert_int_equal(ev.signal->rcpt[15].pgid, 0);
+	assert_int_equal(ev.hdr->size, PGT_SIGNAL_SIZE(2));
+
+	/* No recipients at all: a kill that failed. */
+	rec->hdr.size = PGT_SIGNAL_SIZE(0);
+	rec->nr = 0;
+	assert_int_equal(decode__record(buf, PGT_SIGNAL_SIZE(0), &ev), 0);
+
+	/* More recipients than slots, a partial slot, or more than a whole record. */
+	rec->nr = 3;
+	rec->hdr.size = PGT_SIGNAL_SIZE(2);
+	assert_int_equal(decode__record(buf, PGT_SIGNAL_SIZE(2), &ev), -EINVAL);
+	rec->nr = 1;
+	rec->hdr.size = PGT_SIGNAL_SIZE(1) + 4;
+	assert_int_equal(decode__record(buf, sizeof(buf), &ev), -EINVAL);
+	rec->hdr.size = PGT_SIGNAL_SIZE(0) - 16;
+	assert_int_equal(decode__record(buf, sizeof(buf), &ev), -EINVAL);
+	rec->hdr.size = sizeof(*rec) + 16;
+	assert_int_equal(decode__record(buf, sizeof(buf), &ev), -EINVAL);
+
+	/* A whole record is used in place. */
+	rec->hdr.size = sizeof(*rec);
+	assert_int_equal(decode__record(buf, sizeof(*rec), &ev), 0);
+	assert_ptr_equal(ev.signal, rec);
+}
+
 static void test_exit_status(void **state)
 {
 	struct exit_info xi;
@@ -156,6 +201,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_record_validation),
 		cmocka_unit_test(test_every_type_validates),
+		cmocka_unit_test(test_signal_slots),
 		cmocka_unit_test(test_exit_status),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_tty_names),
