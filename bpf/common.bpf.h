@@ -30,6 +30,7 @@ extern void bpf_task_release(struct task_struct *p) __ksym;
 const volatile __u32 self_tgid __weak = 0;		/* the tracer: never reported */
 const volatile bool filter_enabled __weak = false;	/* report only "traced" tgids */
 const volatile __u64 wakeup_bytes __weak = 0;		/* wake user space past this; 0: always */
+const volatile __u64 wakeup_idle_ns __weak = 0;		/* ... or when it was last woken this long ago */
 const volatile bool leader_tty_at_fentry __weak = false; /* fentry level: see fentry.bpf.c */
 
 /* The one channel to user space. Sized by user space before load. */
@@ -105,6 +106,9 @@ static __always_inline __u32 cur_tgid(void)
 /* The next sequence number; taken before the reserve so a drop leaves a gap. */
 __u64 seq_next __weak = 0;
 
+/* When a record last woke user space (boot ns); racy, and need not be exact. */
+__u64 last_wakeup_ns __weak = 0;
+
 static __always_inline void stat_inc(__u32 idx)
 {
 	__u64 *v = bpf_map_lookup_elem(&stats, &idx);
@@ -120,6 +124,28 @@ static __always_inline bool tgid_wanted(__u32 tgid)
 	if (!filter_enabled)
 		return true;
 	return bpf_map_lookup_elem(&traced, &tgid) != NULL;
+}
+
+/*
+ * Whether a record submitted at @now wakes the consumer. Per-event wakeups
+ * cost the traced task an IPI each, so a record wakes user space only when
+ * enough data is pending (wakeup_bytes), or when no record has woken it for
+ * wakeup_idle_ns: a quiet machine's events are shown at once, a storm costs
+ * at most one wakeup per interval, and user space's poll timeout bounds
+ * the wait for the rest.
+ */
+static __always_inline __u64 wakeup_flags(__u64 now)
+{
+	if (!wakeup_bytes)
+		return 0;
+	if (wakeup_idle_ns && now - last_wakeup_ns >= wakeup_idle_ns) {
+		last_wakeup_ns = now;
+		/* Plain flags wake only a consumer that has caught up. */
+		return BPF_RB_FORCE_WAKEUP;
+	}
+	if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes)
+		return 0;
+	return BPF_RB_NO_WAKEUP;
 }
 
 /*
@@ -156,7 +182,6 @@ static __always_inline void *pgt_reserve(__u16 type, __u32 size)
  */
 static __always_inline void pgt_output(struct pgt_hdr *h, __u16 type, __u32 size)
 {
-	__u64 flags = 0;
 	__u32 key = type;
 	__u64 *v;
 
@@ -165,28 +190,17 @@ static __always_inline void pgt_output(struct pgt_hdr *h, __u16 type, __u32 size
 	h->size = size;
 	h->ts_ns = bpf_ktime_get_boot_ns();
 	h->cpu = bpf_get_smp_processor_id();
-	if (wakeup_bytes && bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) < wakeup_bytes)
-		flags = BPF_RB_NO_WAKEUP;
-	if (bpf_ringbuf_output(&events, h, size, flags)) {
+	if (bpf_ringbuf_output(&events, h, size, wakeup_flags(h->ts_ns))) {
 		v = bpf_map_lookup_elem(&drops, &key);
 		if (v)
 			*v += 1;
 	}
 }
 
-/*
- * Submit, waking the consumer only once enough data is pending: per-event
- * wakeups cost the traced task an IPI each. User space polls with a timeout,
- * so nothing waits longer than that.
- */
+/* Submit a record from pgt_reserve(), waking user space as wakeup_flags() says. */
 static __always_inline void pgt_submit(void *rec)
 {
-	__u64 flags = 0;
-
-	if (wakeup_bytes &&
-	    bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) < wakeup_bytes)
-		flags = BPF_RB_NO_WAKEUP;
-	bpf_ringbuf_submit(rec, flags);
+	bpf_ringbuf_submit(rec, wakeup_flags(((struct pgt_hdr *)rec)->ts_ns));
 }
 
 /* pid_nr(): the number of a struct pid in the initial namespace. */

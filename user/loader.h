@@ -20,6 +20,7 @@ struct loader_cfg {
 	__u32 self_tgid;	/* never reported */
 	bool filter;		/* report only tgids added with loader__trace() */
 	__u64 wakeup_bytes;	/* batch wakeups below this many pending bytes */
+	__u64 wakeup_idle_ns;	/* ... unless none for this long; 0: batch */
 	__u32 ringbuf_bytes;	/* ring buffer size, a power of two */
 	const char *btf_path;	/* BTF for CO-RE instead of the kernel's */
 	int verbose;		/* 0 quiet, 1 libbpf info, 2 libbpf debug */

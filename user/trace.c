@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
+#include <malloc.h>
 #include <langinfo.h>
 #include <locale.h>
 #include <fcntl.h>
@@ -28,6 +29,11 @@
  * only when a quarter of the buffer is pending, and the poll times out here.
  */
 #define POLL_MS		50
+/*
+ * A record wakes us if none has for this long: an event on a quiet machine
+ * shows at once, and one in a storm within this, at <= 50 wakeups/s.
+ */
+#define WAKEUP_IDLE_MS	20
 /* --verify retries while frees of reaped processes are still in flight (RCU). */
 #define VERIFY_TRIES	25
 #define VERIFY_WAIT_MS	20
@@ -724,6 +730,7 @@ int trace__run(const struct opts *o)
 		.self_tgid = (__u32)getpid(),
 		.filter = !tree_mode && ((o->cmd && !o->all) || o->pid),
 		.wakeup_bytes = o->ringbuf_bytes / 4,
+		.wakeup_idle_ns = WAKEUP_IDLE_MS * 1000000ULL,
 		.ringbuf_bytes = o->ringbuf_bytes,
 		.btf_path = o->btf_path,
 		.verbose = o->verbose,
@@ -816,6 +823,11 @@ int trace__run(const struct opts *o)
 		close(release_fd);
 		release_fd = -1;
 	}
+	/*
+	 * libbpf's parse of vmlinux BTF (some 10 MiB of heap) was freed after
+	 * load; give the pages back rather than hold them for hours.
+	 */
+	malloc_trim(0);
 	if (output__flush(s.out) == 0 && stream(&s) == 0)
 		ret = 0;
 	if (ret == 0 && o->verify) {
