@@ -8,6 +8,22 @@
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_tracing.h>
 #include "pgrptrace.h"
+
+/*
+ * Two ways to read a task. A typed pointer (a tp_btf argument, or
+ * bpf_get_current_task_btf()) is read with plain loads, which the verifier
+ * guards (a fault reads 0): one instruction a field. Any other pointer goes
+ * through bpf_probe_read_kernel(), a helper call a field. @direct is a
+ * constant at every call site, so each program keeps only one of the two.
+ */
+#define ___drd2(s, a)		((s)->a)
+#define ___drd3(s, a, b)	((s)->a->b)
+#define ___drd4(s, a, b, c)	((s)->a->b->c)
+#define ___drdn(_1, _2, _3, _4, n, ...) n
+#define DIRECT_READ(...) ___drdn(__VA_ARGS__, ___drd4, ___drd3, ___drd2, 0)(__VA_ARGS__)
+#define TASK_READ(direct, ...) \
+	((direct) ? DIRECT_READ(__VA_ARGS__) : BPF_CORE_READ(__VA_ARGS__))
+
 #include "core_fixes.bpf.h"
 
 #define SIGNAL_GROUP_EXIT	0x00000004	/* include/linux/sched/signal.h */
@@ -261,49 +277,58 @@ static __always_inline void fill_grp(struct pgt_grp *g, struct task_struct *t)
 }
 
 /* Everything a record says about one process, read from any of its threads. */
-static __always_inline void fill_proc(struct pgt_proc *p, struct task_struct *t)
+static __always_inline void fill_proc_x(struct pgt_proc *p, struct task_struct *t,
+					const bool direct)
 {
-	struct signal_struct *sig = BPF_CORE_READ(t, signal);
+	struct signal_struct *sig = TASK_READ(direct, t, signal);
+	struct pid *pgrp = TASK_READ(direct, sig, pids[pidtype_pgid()]);
+	struct pid *sess = TASK_READ(direct, sig, pids[pidtype_sid()]);
 	struct tty_struct *tty;
 	__u64 ns_ino;
 	__u32 nr;
 
-	p->pid = BPF_CORE_READ(t, tgid);
-	p->tid = BPF_CORE_READ(t, pid);
-	p->ppid = BPF_CORE_READ(t, real_parent, tgid);
-	p->pgid = pid_nr0(BPF_CORE_READ(sig, pids[pidtype_pgid()]));
-	p->sid = pid_nr0(BPF_CORE_READ(sig, pids[pidtype_sid()]));
-	p->uid = BPF_CORE_READ(t, real_cred, uid.val);
-	p->start_ns = task_start_boottime(BPF_CORE_READ(t, group_leader));
-	if (!task_audit(t, &p->auid, &p->ses)) {
+	p->pid = TASK_READ(direct, t, tgid);
+	p->tid = TASK_READ(direct, t, pid);
+	p->ppid = TASK_READ(direct, t, real_parent, tgid);
+	p->pgid = pgrp ? TASK_READ(direct, pgrp, numbers[0].nr) : 0;
+	p->sid = sess ? TASK_READ(direct, sess, numbers[0].nr) : 0;
+	p->uid = TASK_READ(direct, t, real_cred, uid.val);
+	p->start_ns = task_start_boottime_x(TASK_READ(direct, t, group_leader), direct);
+	if (!task_audit(t, &p->auid, &p->ses, direct)) {
 		p->auid = PGT_ID_UNSET;
 		p->ses = PGT_ID_UNSET;
 		p->flags |= PGT_F_NO_AUDIT;
 	}
-	pid_own_level(BPF_CORE_READ(sig, pids[pidtype_tgid()]), &nr, &ns_ino);
+	pid_own_level(TASK_READ(direct, sig, pids[pidtype_tgid()]), &nr, &ns_ino);
 	p->ns_pid = nr;
 	p->pidns_ino = ns_ino;
 
-	tty = BPF_CORE_READ(sig, tty);
+	tty = TASK_READ(direct, sig, tty);
 	if (tty) {
 		p->flags |= PGT_F_HAS_TTY;
 		read_tty(tty, &p->tty_nr, p->tty);
 		p->tty_fg_pgid = pid_nr0(tty_fg_pgrp(tty));
 	}
-	if (BPF_CORE_READ(t, exit_state))
+	if (TASK_READ(direct, t, exit_state))
 		p->flags |= PGT_F_ZOMBIE;
-	if (BPF_CORE_READ(t, flags) & PF_KTHREAD)
+	if (TASK_READ(direct, t, flags) & PF_KTHREAD)
 		p->flags |= PGT_F_KTHREAD;
-	if (BPF_CORE_READ(sig, leader))
+	if (TASK_READ(direct, sig, leader))
 		p->flags |= PGT_F_SESSION_LEADER;
-	if (BPF_CORE_READ_BITFIELD_PROBED(sig, is_child_subreaper))
+	if (direct ? BPF_CORE_READ_BITFIELD(sig, is_child_subreaper) :
+		     BPF_CORE_READ_BITFIELD_PROBED(sig, is_child_subreaper))
 		p->flags |= PGT_F_IS_SUBREAPER;
-	if (BPF_CORE_READ_BITFIELD_PROBED(sig, has_child_subreaper))
+	if (direct ? BPF_CORE_READ_BITFIELD(sig, has_child_subreaper) :
+		     BPF_CORE_READ_BITFIELD_PROBED(sig, has_child_subreaper))
 		p->flags |= PGT_F_HAS_SUBREAPER;
 	if (p->pid == p->pgid)
 		p->flags |= PGT_F_GROUP_LEADER;
 	bpf_probe_read_kernel_str(p->comm, sizeof(p->comm), &t->comm);
 }
+
+/* Any task pointer; and a typed one (see TASK_READ). */
+#define fill_proc(p, t)		fill_proc_x(p, t, false)
+#define fill_proc_btf(p, t)	fill_proc_x(p, t, true)
 
 /* The session's tty goes with its exiting leader (disassociate_ctty(1)). */
 static __always_inline void report_leader_tty(struct task_struct *p, struct signal_struct *sig)

@@ -255,10 +255,18 @@ static __always_inline int handle_signal(int sig, int code, struct task_struct *
 	struct pgt_signal *e;
 	struct sigacc *a;
 	struct siggrp *g, ng = {};
-	__u64 now = bpf_ktime_get_boot_ns();
 	__s32 target;
+	__u64 now;
 
 	if (!signal_mode)
+		return 0;
+	/*
+	 * The commonest signal: a child's SIGCHLD to its parent, from the
+	 * kernel in the child's exit or stop, never inside a signalling
+	 * syscall. classify() makes it PGT_CAUSE_CHILD, one process, never
+	 * fatal: only --signals=all reports it.
+	 */
+	if (signal_mode == 1 && sig == SIGCHLD && code > 0 && code <= 6)
 		return 0;
 	a = sigacc_of_current(0);
 	if (a && a->open) {
@@ -271,6 +279,7 @@ static __always_inline int handle_signal(int sig, int code, struct task_struct *
 		return 0;
 	if (!wanted_by_mode(scope, is_fatal(t, sig, result) ? PGT_SIG_FATAL : 0))
 		return 0;
+	now = bpf_ktime_get_boot_ns();
 	g = bpf_map_lookup_elem(&siggrp, &tid);
 	if (!g || g->sig != (__u32)sig || g->cause != cause || now - g->ts > 1000000) {
 		ng.id = __sync_fetch_and_add(&sig_group_next, 1);
@@ -286,7 +295,7 @@ static __always_inline int handle_signal(int sig, int code, struct task_struct *
 	e = pgt_reserve(PGT_SIGNAL, PGT_SIGNAL_SIZE(1));
 	if (!e)
 		return 0;
-	fill_proc(&e->proc, cur);
+	fill_proc_btf(&e->proc, bpf_get_current_task_btf());
 	e->group_id = g->id;
 	e->sig = sig;
 	e->scope = scope;

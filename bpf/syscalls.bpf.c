@@ -39,7 +39,7 @@ int sys_exit_setsid(struct trace_event_raw_sys_exit *ctx)
 		return 0;
 	e = pgt_reserve(PGT_SETSID, sizeof(*e));
 	if (e) {
-		fill_proc(&e->proc, (struct task_struct *)bpf_get_current_task());
+		fill_proc_btf(&e->proc, bpf_get_current_task_btf());
 		e->old = st->old;
 		e->ret = ctx->ret;
 		pgt_submit(e);
@@ -89,7 +89,7 @@ int sys_enter_setpgid(struct trace_event_raw_sys_enter *ctx)
 SEC("tp/syscalls/sys_exit_setpgid")
 int sys_exit_setpgid(struct trace_event_raw_sys_exit *ctx)
 {
-	struct task_struct *cur = (struct task_struct *)bpf_get_current_task();
+	struct task_struct *cur = bpf_get_current_task_btf();
 	struct pgt_setpgid *e;
 	struct inflight *st;
 	struct task_struct *t;
@@ -101,18 +101,18 @@ int sys_exit_setpgid(struct trace_event_raw_sys_exit *ctx)
 	e = pgt_reserve(PGT_SETPGID, sizeof(*e));
 	if (!e)
 		goto out;
-	fill_proc(&e->proc, cur);
+	fill_proc_btf(&e->proc, cur);
 	e->old = st->old;
 	e->ret = ctx->ret;
 	e->arg_pid = st->arg_pid;
 	e->arg_pgid = st->arg_pgid;
 	if (st->arg_pid == 0) {
-		fill_proc(&e->target, cur);
+		fill_proc_btf(&e->target, cur);
 		e->target_found = 1;
 	} else {
 		t = bpf_task_from_vpid(st->arg_pid);
 		if (t) {
-			fill_proc(&e->target, t);
+			fill_proc_btf(&e->target, t);
 			bpf_task_release(t);
 			e->target_found = 1;
 		}
@@ -151,7 +151,7 @@ int sys_exit_prctl(struct trace_event_raw_sys_exit *ctx)
 		return 0;
 	e = pgt_reserve(PGT_SUBREAPER, sizeof(*e));
 	if (e) {
-		fill_proc(&e->proc, (struct task_struct *)bpf_get_current_task());
+		fill_proc_btf(&e->proc, bpf_get_current_task_btf());
 		e->ret = ctx->ret;
 		e->enabled = st->arg_pid;
 		pgt_submit(e);
