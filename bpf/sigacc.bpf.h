@@ -35,9 +35,11 @@ __u64 sig_group_next __weak = 1;
 
 /*
  * The cause in flight on a thread: a signal syscall or ioctl. Task storage,
- * not a hash keyed by tid: it is allocated once per thread that signals, and
- * each syscall then writes a few fields in place instead of copying a whole
- * record into a map and deleting it at exit.
+ * not a hash keyed by tid: it is allocated at a thread's first signal (about
+ * 1 us), and each later syscall writes a few fields in place instead of
+ * copying a whole record into a map and deleting it at exit. Senders are
+ * mostly long-lived (shells, supervisors); setsid and setpgid, mostly called
+ * once by a new child, use the hash (inflight) instead.
  */
 struct sigacc {
 	struct pgt_signal rec;	/* the record being gathered */

@@ -17,24 +17,22 @@ SEC("tp/syscalls/sys_enter_setsid")
 int sys_enter_setsid(void *ctx)
 {
 	struct inflight st = {};
-	__u32 tid = cur_tid();
 
 	if (!tgid_wanted(cur_tgid()))
 		return 0;
 	st.kind = PGT_SETSID;
-	fill_grp(&st.old, (struct task_struct *)bpf_get_current_task());
-	bpf_map_update_elem(&inflight, &tid, &st, BPF_ANY);
+	fill_grp_btf(&st.old, bpf_get_current_task_btf());
+	inflight_put(&st);
 	return 0;
 }
 
 SEC("tp/syscalls/sys_exit_setsid")
 int sys_exit_setsid(struct trace_event_raw_sys_exit *ctx)
 {
-	__u32 tid = cur_tid();
 	struct pgt_setsid *e;
 	struct inflight *st;
 
-	st = bpf_map_lookup_elem(&inflight, &tid);
+	st = inflight_get();
 	if (!st || st->kind != PGT_SETSID)
 		return 0;
 	e = pgt_reserve(PGT_SETSID, sizeof(*e));
@@ -44,7 +42,7 @@ int sys_exit_setsid(struct trace_event_raw_sys_exit *ctx)
 		e->ret = ctx->ret;
 		pgt_submit(e);
 	}
-	bpf_map_delete_elem(&inflight, &tid);
+	inflight_end();
 	return 0;
 }
 
@@ -58,7 +56,6 @@ int sys_enter_setpgid(struct trace_event_raw_sys_enter *ctx)
 {
 	struct inflight st = {};
 	struct task_struct *t;
-	__u32 tid = cur_tid();
 	__u32 ttgid;
 
 	st.kind = PGT_SETPGID;
@@ -67,13 +64,13 @@ int sys_enter_setpgid(struct trace_event_raw_sys_enter *ctx)
 	if (st.arg_pid == 0) {
 		if (!tgid_wanted(cur_tgid()))
 			return 0;
-		fill_grp(&st.old, (struct task_struct *)bpf_get_current_task());
+		fill_grp_btf(&st.old, bpf_get_current_task_btf());
 		st.found = 1;
 	} else {
 		t = bpf_task_from_vpid(st.arg_pid);
 		if (t) {
-			ttgid = BPF_CORE_READ(t, tgid);
-			fill_grp(&st.old, t);
+			ttgid = t->tgid;
+			fill_grp_btf(&st.old, t);
 			bpf_task_release(t);
 			st.found = 1;
 			if (!tgid_wanted(cur_tgid()) && !tgid_wanted(ttgid))
@@ -82,7 +79,7 @@ int sys_enter_setpgid(struct trace_event_raw_sys_enter *ctx)
 			return 0;
 		}
 	}
-	bpf_map_update_elem(&inflight, &tid, &st, BPF_ANY);
+	inflight_put(&st);
 	return 0;
 }
 
@@ -93,9 +90,8 @@ int sys_exit_setpgid(struct trace_event_raw_sys_exit *ctx)
 	struct pgt_setpgid *e;
 	struct inflight *st;
 	struct task_struct *t;
-	__u32 tid = cur_tid();
 
-	st = bpf_map_lookup_elem(&inflight, &tid);
+	st = inflight_get();
 	if (!st || st->kind != PGT_SETPGID)
 		return 0;
 	e = pgt_reserve(PGT_SETPGID, sizeof(*e));
@@ -119,7 +115,7 @@ int sys_exit_setpgid(struct trace_event_raw_sys_exit *ctx)
 	}
 	pgt_submit(e);
 out:
-	bpf_map_delete_elem(&inflight, &tid);
+	inflight_end();
 	return 0;
 }
 
@@ -127,7 +123,6 @@ SEC("tp/syscalls/sys_enter_prctl")
 int sys_enter_prctl(struct trace_event_raw_sys_enter *ctx)
 {
 	struct inflight st = {};
-	__u32 tid = cur_tid();
 
 	if (ctx->args[0] != PR_SET_CHILD_SUBREAPER)
 		return 0;
@@ -135,18 +130,17 @@ int sys_enter_prctl(struct trace_event_raw_sys_enter *ctx)
 		return 0;
 	st.kind = PGT_SUBREAPER;
 	st.arg_pid = ctx->args[1] != 0;
-	bpf_map_update_elem(&inflight, &tid, &st, BPF_ANY);
+	inflight_put(&st);
 	return 0;
 }
 
 SEC("tp/syscalls/sys_exit_prctl")
 int sys_exit_prctl(struct trace_event_raw_sys_exit *ctx)
 {
-	__u32 tid = cur_tid();
 	struct pgt_subreaper *e;
 	struct inflight *st;
 
-	st = bpf_map_lookup_elem(&inflight, &tid);
+	st = inflight_get();
 	if (!st || st->kind != PGT_SUBREAPER)
 		return 0;
 	e = pgt_reserve(PGT_SUBREAPER, sizeof(*e));
@@ -156,6 +150,6 @@ int sys_exit_prctl(struct trace_event_raw_sys_exit *ctx)
 		e->enabled = st->arg_pid;
 		pgt_submit(e);
 	}
-	bpf_map_delete_elem(&inflight, &tid);
+	inflight_end();
 	return 0;
 }

@@ -48,29 +48,27 @@ static __always_inline void emit_tty(__u32 how, bool acquire, bool session_wide)
 
 static __always_inline int open_enter(void)
 {
-	struct task_struct *cur = (struct task_struct *)bpf_get_current_task();
+	struct task_struct *cur = bpf_get_current_task_btf();
 	struct inflight st = {};
-	__u32 tid = cur_tid();
 
-	if (!BPF_CORE_READ(cur, signal, leader) || BPF_CORE_READ(cur, signal, tty))
+	if (!cur->signal->leader || cur->signal->tty)
 		return 0;
 	if (!tgid_wanted(cur_tgid()))
 		return 0;
 	st.kind = INFLIGHT_OPEN;
-	bpf_map_update_elem(&inflight, &tid, &st, BPF_ANY);
+	inflight_put(&st);
 	return 0;
 }
 
 static __always_inline int open_exit(long ret)
 {
-	__u32 tid = cur_tid();
-	struct inflight *st = bpf_map_lookup_elem(&inflight, &tid);
+	struct inflight *st = inflight_get();
 
 	if (!st || st->kind != INFLIGHT_OPEN)
 		return 0;
 	if (ret >= 0 && cur_ctty())
 		emit_tty(PGT_TTY_OPEN, true, false);
-	bpf_map_delete_elem(&inflight, &tid);
+	inflight_end();
 	return 0;
 }
 
@@ -103,8 +101,8 @@ int sys_exit_openat2(struct trace_event_raw_sys_exit *ctx)
 SEC("tp/syscalls/sys_enter_ioctl")
 int sys_enter_ioctl(struct trace_event_raw_sys_enter *ctx)
 {
-	struct task_struct *cur = (struct task_struct *)bpf_get_current_task();
-	__u32 cmd = (__u32)ctx->args[1], tid;
+	struct task_struct *cur = bpf_get_current_task_btf();
+	__u32 cmd = (__u32)ctx->args[1];
 	struct inflight st = {};
 	struct tty_struct *tty;
 
@@ -114,15 +112,14 @@ int sys_enter_ioctl(struct trace_event_raw_sys_enter *ctx)
 	sig_ioctl_enter(cmd);
 	if (cmd == TIOCSWINSZ || cmd == TIOCSIG || !tgid_wanted(cur_tgid()))
 		return 0;
-	tid = cur_tid();
-	tty = BPF_CORE_READ(cur, signal, tty);
+	tty = cur->signal->tty;
 	st.kind = INFLIGHT_IOCTL;
 	st.cmd = cmd;
 	st.tty_ptr = (__u64)tty;
-	st.found = BPF_CORE_READ(cur, signal, leader);
+	st.found = cur->signal->leader;
 	if (tty)
 		st.fg_pgid = pid_nr0(tty_fg_pgrp(tty));
-	bpf_map_update_elem(&inflight, &tid, &st, BPF_ANY);
+	inflight_put(&st);
 	return 0;
 }
 
@@ -130,13 +127,12 @@ SEC("tp/syscalls/sys_exit_ioctl")
 int sys_exit_ioctl(struct trace_event_raw_sys_exit *ctx)
 {
 	struct task_struct *cur = (struct task_struct *)bpf_get_current_task();
-	__u32 tid = cur_tid();
 	struct pgt_foreground *f;
 	struct inflight *st;
 	struct tty_struct *tty;
 
 	sig_ioctl_exit(ctx->ret);
-	st = bpf_map_lookup_elem(&inflight, &tid);
+	st = inflight_get();
 	if (!st || st->kind != INFLIGHT_IOCTL)
 		return 0;
 	tty = cur_ctty();
@@ -157,6 +153,6 @@ int sys_exit_ioctl(struct trace_event_raw_sys_exit *ctx)
 		f->ret = ctx->ret;
 		pgt_submit(f);
 	}
-	bpf_map_delete_elem(&inflight, &tid);
+	inflight_end();
 	return 0;
 }
