@@ -10,19 +10,16 @@
 #include "pgrptrace.h"
 
 /*
- * Two ways to read a task. A typed pointer (a tp_btf argument, or
- * bpf_get_current_task_btf()) is read with plain loads, which the verifier
- * guards (a fault reads 0): one instruction a field. Any other pointer goes
- * through bpf_probe_read_kernel(), a helper call a field. @direct is a
- * constant at every call site, so each program keeps only one of the two.
+ * Kernel structs are read with plain loads through bpf_rdonly_cast(): the
+ * verifier then holds an untrusted typed pointer, and each field is one
+ * load that reads 0 if it faults, where bpf_probe_read_kernel() is a helper
+ * call per field. Any address can be cast, so the raw_tp and tracepoint
+ * levels read the same way. (A tp_btf argument is typed already, but a
+ * trusted one: for every pointer loaded from it the verifier searches
+ * vmlinux BTF by name, about 1 ms a load here; an untrusted one costs none.)
  */
-#define ___drd2(s, a)		((s)->a)
-#define ___drd3(s, a, b)	((s)->a->b)
-#define ___drd4(s, a, b, c)	((s)->a->b->c)
-#define ___drdn(_1, _2, _3, _4, n, ...) n
-#define DIRECT_READ(...) ___drdn(__VA_ARGS__, ___drd4, ___drd3, ___drd2, 0)(__VA_ARGS__)
-#define TASK_READ(direct, ...) \
-	((direct) ? DIRECT_READ(__VA_ARGS__) : BPF_CORE_READ(__VA_ARGS__))
+extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
+#define kcast(ptr, type) ((type *)bpf_rdonly_cast((ptr), bpf_core_type_id_kernel(type)))
 
 #include "core_fixes.bpf.h"
 
@@ -38,6 +35,7 @@
  */
 
 /* kfuncs: task lookups by pid, from any tracing program. */
+extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
 extern struct task_struct *bpf_task_from_pid(s32 pid) __ksym;
 extern struct task_struct *bpf_task_from_vpid(s32 vpid) __ksym;
 extern void bpf_task_release(struct task_struct *p) __ksym;
@@ -297,74 +295,62 @@ static __always_inline void read_tty(struct tty_struct *tty, __u32 *tty_nr, char
 	bpf_probe_read_kernel_str(name, PGT_TTY_LEN, &tty->name);
 }
 
-static __always_inline void fill_grp_x(struct pgt_grp *g, struct task_struct *t,
-				       const bool direct)
+static __always_inline void fill_grp(struct pgt_grp *g, struct task_struct *t)
 {
-	struct signal_struct *sig = TASK_READ(direct, t, signal);
-	struct pid *pgrp = TASK_READ(direct, sig, pids[pidtype_pgid()]);
-	struct pid *sess = TASK_READ(direct, sig, pids[pidtype_sid()]);
+	struct signal_struct *sig = BPF_CORE_READ(t, signal);
 
-	g->pgid = pgrp ? TASK_READ(direct, pgrp, numbers[0].nr) : 0;
-	g->sid = sess ? TASK_READ(direct, sess, numbers[0].nr) : 0;
-	read_tty(TASK_READ(direct, sig, tty), &g->tty_nr, g->tty);
+	g->pgid = pid_nr0(BPF_CORE_READ(sig, pids[pidtype_pgid()]));
+	g->sid = pid_nr0(BPF_CORE_READ(sig, pids[pidtype_sid()]));
+	read_tty(BPF_CORE_READ(sig, tty), &g->tty_nr, g->tty);
 }
 
-#define fill_grp(g, t)		fill_grp_x(g, t, false)
-#define fill_grp_btf(g, t)	fill_grp_x(g, t, true)
-
 /* Everything a record says about one process, read from any of its threads. */
-static __always_inline void fill_proc_x(struct pgt_proc *p, struct task_struct *t,
-					const bool direct)
+static __always_inline void fill_proc(struct pgt_proc *p, struct task_struct *task)
 {
-	struct signal_struct *sig = TASK_READ(direct, t, signal);
-	struct pid *pgrp = TASK_READ(direct, sig, pids[pidtype_pgid()]);
-	struct pid *sess = TASK_READ(direct, sig, pids[pidtype_sid()]);
+	struct task_struct *t = kcast(task, struct task_struct);
+	struct signal_struct *sig = t->signal;
+	struct pid *pgrp = sig->pids[pidtype_pgid()];
+	struct pid *sess = sig->pids[pidtype_sid()];
 	struct tty_struct *tty;
 	__u64 ns_ino;
 	__u32 nr;
 
-	p->pid = TASK_READ(direct, t, tgid);
-	p->tid = TASK_READ(direct, t, pid);
-	p->ppid = TASK_READ(direct, t, real_parent, tgid);
-	p->pgid = pgrp ? TASK_READ(direct, pgrp, numbers[0].nr) : 0;
-	p->sid = sess ? TASK_READ(direct, sess, numbers[0].nr) : 0;
-	p->uid = TASK_READ(direct, t, real_cred, uid.val);
-	p->start_ns = task_start_boottime_x(TASK_READ(direct, t, group_leader), direct);
-	if (!task_audit(t, &p->auid, &p->ses, direct)) {
+	p->pid = t->tgid;
+	p->tid = t->pid;
+	p->ppid = t->real_parent->tgid;
+	p->pgid = pgrp ? pgrp->numbers[0].nr : 0;
+	p->sid = sess ? sess->numbers[0].nr : 0;
+	p->uid = t->real_cred->uid.val;
+	p->start_ns = task_start_boottime(t->group_leader);
+	if (!task_audit(t, &p->auid, &p->ses)) {
 		p->auid = PGT_ID_UNSET;
 		p->ses = PGT_ID_UNSET;
 		p->flags |= PGT_F_NO_AUDIT;
 	}
-	pid_own_level(TASK_READ(direct, sig, pids[pidtype_tgid()]), &nr, &ns_ino);
+	pid_own_level(sig->pids[pidtype_tgid()], &nr, &ns_ino);
 	p->ns_pid = nr;
 	p->pidns_ino = ns_ino;
 
-	tty = TASK_READ(direct, sig, tty);
+	tty = sig->tty;
 	if (tty) {
 		p->flags |= PGT_F_HAS_TTY;
 		read_tty(tty, &p->tty_nr, p->tty);
 		p->tty_fg_pgid = pid_nr0(tty_fg_pgrp(tty));
 	}
-	if (TASK_READ(direct, t, exit_state))
+	if (t->exit_state)
 		p->flags |= PGT_F_ZOMBIE;
-	if (TASK_READ(direct, t, flags) & PF_KTHREAD)
+	if (t->flags & PF_KTHREAD)
 		p->flags |= PGT_F_KTHREAD;
-	if (TASK_READ(direct, sig, leader))
+	if (sig->leader)
 		p->flags |= PGT_F_SESSION_LEADER;
-	if (direct ? BPF_CORE_READ_BITFIELD(sig, is_child_subreaper) :
-		     BPF_CORE_READ_BITFIELD_PROBED(sig, is_child_subreaper))
+	if (BPF_CORE_READ_BITFIELD(sig, is_child_subreaper))
 		p->flags |= PGT_F_IS_SUBREAPER;
-	if (direct ? BPF_CORE_READ_BITFIELD(sig, has_child_subreaper) :
-		     BPF_CORE_READ_BITFIELD_PROBED(sig, has_child_subreaper))
+	if (BPF_CORE_READ_BITFIELD(sig, has_child_subreaper))
 		p->flags |= PGT_F_HAS_SUBREAPER;
 	if (p->pid == p->pgid)
 		p->flags |= PGT_F_GROUP_LEADER;
 	bpf_probe_read_kernel_str(p->comm, sizeof(p->comm), &t->comm);
 }
-
-/* Any task pointer; and a typed one (see TASK_READ). */
-#define fill_proc(p, t)		fill_proc_x(p, t, false)
-#define fill_proc_btf(p, t)	fill_proc_x(p, t, true)
 
 /* The session's tty goes with its exiting leader (disassociate_ctty(1)). */
 static __always_inline void report_leader_tty(struct task_struct *p, struct signal_struct *sig)

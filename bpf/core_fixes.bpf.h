@@ -18,16 +18,14 @@ struct task_struct___old_start {
 	u64 real_start_time;
 } __attribute__((preserve_access_index));
 
-static __always_inline __u64 task_start_boottime_x(struct task_struct *t, const bool direct)
+static __always_inline __u64 task_start_boottime(struct task_struct *t)
 {
 	struct task_struct___old_start *o = (void *)t;
 
 	if (bpf_core_field_exists(t->start_boottime))
-		return TASK_READ(direct, t, start_boottime);
-	return TASK_READ(direct, o, real_start_time);
+		return BPF_CORE_READ(t, start_boottime);
+	return BPF_CORE_READ(o, real_start_time);
 }
-
-#define task_start_boottime(t)	task_start_boottime_x(t, false)
 
 /*
  * sched_process_exit gained a group_dead argument in 2025 (TP_PROTO(p,
@@ -100,13 +98,12 @@ static __always_inline int pidtype_tgid(void)
  * The audit fields exist only with CONFIG_AUDITSYSCALL; without it the
  * process has no login uid and user space shows null.
  */
-static __always_inline bool task_audit(struct task_struct *t, __u32 *auid, __u32 *ses,
-				       const bool direct)
+static __always_inline bool task_audit(struct task_struct *t, __u32 *auid, __u32 *ses)
 {
 	if (!bpf_core_field_exists(t->loginuid))
 		return false;
-	*auid = TASK_READ(direct, t, loginuid.val);
-	*ses = TASK_READ(direct, t, sessionid);
+	*auid = BPF_CORE_READ(t, loginuid.val);
+	*ses = BPF_CORE_READ(t, sessionid);
 	return true;
 }
 

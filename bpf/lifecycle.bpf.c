@@ -15,8 +15,7 @@
  */
 const volatile bool test_fault_exec = false;
 
-static __always_inline int handle_fork(struct task_struct *parent, struct task_struct *child,
-				       const bool direct)
+static __always_inline int handle_fork(struct task_struct *parent, struct task_struct *child)
 {
 	__u32 ptgid = BPF_CORE_READ(parent, tgid);
 	__u32 ctgid = BPF_CORE_READ(child, tgid);
@@ -41,14 +40,14 @@ static __always_inline int handle_fork(struct task_struct *parent, struct task_s
 	e = pgt_reserve(PGT_FORK, sizeof(*e));
 	if (!e)
 		return 0;
-	fill_proc_x(&e->proc, parent, direct);
-	fill_proc_x(&e->child, child, direct);
+	fill_proc(&e->proc, parent);
+	fill_proc(&e->child, child);
 	pgt_submit(e);
 	return 0;
 }
 
 static __always_inline int handle_exec(struct task_struct *p, pid_t old_pid,
-				       const char *filename, const bool direct)
+				       const char *filename)
 {
 	struct pgt_exec *e;
 
@@ -59,7 +58,7 @@ static __always_inline int handle_exec(struct task_struct *p, pid_t old_pid,
 	e = pgt_reserve(PGT_EXEC, sizeof(*e));
 	if (!e)
 		return 0;
-	fill_proc_x(&e->proc, p, direct);
+	fill_proc(&e->proc, p);
 	e->old_tid = old_pid;
 	bpf_probe_read_kernel_str(e->filename, sizeof(e->filename), filename);
 	pgt_submit(e);
@@ -72,10 +71,11 @@ static __always_inline int handle_exec(struct task_struct *p, pid_t old_pid,
  * exit_group() or a fatal signal, else the leader's own exit code
  * (wait_task_zombie()).
  */
-static __always_inline int handle_exit(struct task_struct *p, bool group_dead, const bool direct)
+static __always_inline int handle_exit(struct task_struct *task, bool group_dead)
 {
-	struct signal_struct *sig = TASK_READ(direct, p, signal);
-	__u32 tgid = TASK_READ(direct, p, tgid);
+	struct task_struct *p = kcast(task, struct task_struct);
+	struct signal_struct *sig = p->signal;
+	__u32 tgid = p->tgid;
 	struct pgt_exit *e;
 
 	if (!group_dead)
@@ -85,19 +85,19 @@ static __always_inline int handle_exit(struct task_struct *p, bool group_dead, c
 	e = pgt_reserve(PGT_EXIT, sizeof(*e));
 	if (!e)
 		goto out;
-	fill_proc_x(&e->proc, p, direct);
-	if (TASK_READ(direct, sig, flags) & SIGNAL_GROUP_EXIT)
-		e->status = TASK_READ(direct, sig, group_exit_code);
+	fill_proc(&e->proc, p);
+	if (sig->flags & SIGNAL_GROUP_EXIT)
+		e->status = sig->group_exit_code;
 	else
-		e->status = TASK_READ(direct, p, group_leader, exit_code);
-	e->nr_threads = TASK_READ(direct, sig, nr_threads);
+		e->status = p->group_leader->exit_code;
+	e->nr_threads = sig->nr_threads;
 	pgt_submit(e);
 out:
 	/*
 	 * A session leader with a tty lets go of it for the whole session in
 	 * disassociate_ctty(), right after this tracepoint.
 	 */
-	if (!leader_tty_at_fentry && TASK_READ(direct, sig, leader) && TASK_READ(direct, sig, tty))
+	if (!leader_tty_at_fentry && sig->leader && sig->tty)
 		report_leader_tty(p, sig);
 	return 0;
 }
@@ -255,12 +255,12 @@ static long report_orphan(__u64 i, void *data)
  * parent the kernel will pick; user space confirms it at the child's next
  * event and by --verify.
  */
-static __always_inline void report_orphans(struct task_struct *father, const bool direct)
+static __always_inline void report_orphans(struct task_struct *father)
 {
 	struct orphan_walk w = {
 		.father = father,
 		.head = &father->children,
-		.pos = TASK_READ(direct, father, children.next),
+		.pos = BPF_CORE_READ(father, children.next),
 		.off = bpf_core_field_offset(struct task_struct, sibling),
 		.ftgid = BPF_CORE_READ(father, tgid),
 	};
@@ -298,63 +298,63 @@ static __always_inline int report_reap(__u32 tgid, __u64 start_ns)
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(sched_process_fork, struct task_struct *parent, struct task_struct *child)
 {
-	return handle_fork(parent, child, true);
+	return handle_fork(parent, child);
 }
 
 SEC("raw_tp/sched_process_fork")
 int BPF_PROG(sched_process_fork_raw, struct task_struct *parent, struct task_struct *child)
 {
-	return handle_fork(parent, child, false);
+	return handle_fork(parent, child);
 }
 
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(sched_process_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
 {
-	return handle_exec(p, old_pid, BPF_CORE_READ(bprm, filename), true);
+	return handle_exec(p, old_pid, BPF_CORE_READ(bprm, filename));
 }
 
 SEC("raw_tp/sched_process_exec")
 int BPF_PROG(sched_process_exec_raw, struct task_struct *p, pid_t old_pid,
 	     struct linux_binprm *bprm)
 {
-	return handle_exec(p, old_pid, BPF_CORE_READ(bprm, filename), false);
+	return handle_exec(p, old_pid, BPF_CORE_READ(bprm, filename));
 }
 
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(sched_process_exit, struct task_struct *p)
 {
-	handle_exit(p, exit_group_dead(p, ctx), true);
-	report_orphans(p, true);
+	handle_exit(p, exit_group_dead(p, ctx));
+	report_orphans(p);
 	return 0;
 }
 
 SEC("raw_tp/sched_process_exit")
 int BPF_PROG(sched_process_exit_raw, struct task_struct *p)
 {
-	handle_exit(p, exit_group_dead(p, ctx), false);
-	report_orphans(p, false);
+	handle_exit(p, exit_group_dead(p, ctx));
+	report_orphans(p);
 	return 0;
 }
 
-static __always_inline int handle_free(struct task_struct *p, const bool direct)
+static __always_inline int handle_free(struct task_struct *p)
 {
-	__u32 tgid = TASK_READ(direct, p, tgid);
+	__u32 tgid = BPF_CORE_READ(p, tgid);
 
-	if (TASK_READ(direct, p, pid) != tgid)
+	if (BPF_CORE_READ(p, pid) != tgid)
 		return 0;
-	return report_reap(tgid, task_start_boottime_x(p, direct));
+	return report_reap(tgid, task_start_boottime(p));
 }
 
 SEC("tp_btf/sched_process_free")
 int BPF_PROG(sched_process_free, struct task_struct *p)
 {
-	return handle_free(p, true);
+	return handle_free(p);
 }
 
 SEC("raw_tp/sched_process_free")
 int BPF_PROG(sched_process_free_raw, struct task_struct *p)
 {
-	return handle_free(p, false);
+	return handle_free(p);
 }
 
 /*
@@ -396,7 +396,7 @@ int sched_process_fork_tp(struct trace_event_raw_sched_process_fork *ctx)
 		stat_inc(PGT_STAT_FORK_UNSEEN);
 		return 0;
 	}
-	return handle_fork(cur, child, false);
+	return handle_fork(cur, child);
 }
 
 SEC("tp/sched/sched_process_exec")
@@ -405,7 +405,7 @@ int sched_process_exec_tp(struct trace_event_raw_sched_process_exec *ctx)
 	unsigned int loc = ctx->__data_loc_filename & 0xffff;
 
 	return handle_exec((struct task_struct *)bpf_get_current_task(), ctx->old_pid,
-			   (const char *)ctx + loc, false);
+			   (const char *)ctx + loc);
 }
 
 SEC("tp/sched/sched_process_exit")
@@ -413,8 +413,8 @@ int sched_process_exit_tp(struct trace_event_raw_sched_process_template *ctx)
 {
 	struct task_struct *cur = (struct task_struct *)bpf_get_current_task();
 
-	handle_exit(cur, exit_group_dead_tp(cur, ctx), false);
-	report_orphans(cur, false);
+	handle_exit(cur, exit_group_dead_tp(cur, ctx));
+	report_orphans(cur);
 	return 0;
 }
 

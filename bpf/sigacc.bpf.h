@@ -149,7 +149,7 @@ static __always_inline void acc_flush(struct sigacc *a, bool final, long ret)
 	}
 	if (e->sig && a->wanted && wanted_by_mode(e->scope, e->flags)) {
 		__builtin_memset(&e->proc, 0, sizeof(e->proc));
-		fill_proc_btf(&e->proc, bpf_get_current_task_btf());
+		fill_proc(&e->proc, (struct task_struct *)bpf_get_current_task());
 		if (n > PGT_SIG_RCPTS)
 			n = PGT_SIG_RCPTS;
 		pgt_output(&e->hdr, PGT_SIGNAL, PGT_SIGNAL_SIZE(n));

@@ -295,7 +295,7 @@ static __always_inline int handle_signal(int sig, int code, struct task_struct *
 	e = pgt_reserve(PGT_SIGNAL, PGT_SIGNAL_SIZE(1));
 	if (!e)
 		return 0;
-	fill_proc_btf(&e->proc, bpf_get_current_task_btf());
+	fill_proc(&e->proc, cur);
 	e->group_id = g->id;
 	e->sig = sig;
 	e->scope = scope;

@@ -21,7 +21,7 @@ int sys_enter_setsid(void *ctx)
 	if (!tgid_wanted(cur_tgid()))
 		return 0;
 	st.kind = PGT_SETSID;
-	fill_grp_btf(&st.old, bpf_get_current_task_btf());
+	fill_grp(&st.old, (struct task_struct *)bpf_get_current_task());
 	inflight_put(&st);
 	return 0;
 }
@@ -37,7 +37,7 @@ int sys_exit_setsid(struct trace_event_raw_sys_exit *ctx)
 		return 0;
 	e = pgt_reserve(PGT_SETSID, sizeof(*e));
 	if (e) {
-		fill_proc_btf(&e->proc, bpf_get_current_task_btf());
+		fill_proc(&e->proc, (struct task_struct *)bpf_get_current_task());
 		e->old = st->old;
 		e->ret = ctx->ret;
 		pgt_submit(e);
@@ -64,13 +64,13 @@ int sys_enter_setpgid(struct trace_event_raw_sys_enter *ctx)
 	if (st.arg_pid == 0) {
 		if (!tgid_wanted(cur_tgid()))
 			return 0;
-		fill_grp_btf(&st.old, bpf_get_current_task_btf());
+		fill_grp(&st.old, (struct task_struct *)bpf_get_current_task());
 		st.found = 1;
 	} else {
 		t = bpf_task_from_vpid(st.arg_pid);
 		if (t) {
-			ttgid = t->tgid;
-			fill_grp_btf(&st.old, t);
+			ttgid = BPF_CORE_READ(t, tgid);
+			fill_grp(&st.old, t);
 			bpf_task_release(t);
 			st.found = 1;
 			if (!tgid_wanted(cur_tgid()) && !tgid_wanted(ttgid))
@@ -86,7 +86,7 @@ int sys_enter_setpgid(struct trace_event_raw_sys_enter *ctx)
 SEC("tp/syscalls/sys_exit_setpgid")
 int sys_exit_setpgid(struct trace_event_raw_sys_exit *ctx)
 {
-	struct task_struct *cur = bpf_get_current_task_btf();
+	struct task_struct *cur = (struct task_struct *)bpf_get_current_task();
 	struct pgt_setpgid *e;
 	struct inflight *st;
 	struct task_struct *t;
@@ -97,18 +97,18 @@ int sys_exit_setpgid(struct trace_event_raw_sys_exit *ctx)
 	e = pgt_reserve(PGT_SETPGID, sizeof(*e));
 	if (!e)
 		goto out;
-	fill_proc_btf(&e->proc, cur);
+	fill_proc(&e->proc, cur);
 	e->old = st->old;
 	e->ret = ctx->ret;
 	e->arg_pid = st->arg_pid;
 	e->arg_pgid = st->arg_pgid;
 	if (st->arg_pid == 0) {
-		fill_proc_btf(&e->target, cur);
+		fill_proc(&e->target, cur);
 		e->target_found = 1;
 	} else {
 		t = bpf_task_from_vpid(st->arg_pid);
 		if (t) {
-			fill_proc_btf(&e->target, t);
+			fill_proc(&e->target, t);
 			bpf_task_release(t);
 			e->target_found = 1;
 		}
@@ -145,7 +145,7 @@ int sys_exit_prctl(struct trace_event_raw_sys_exit *ctx)
 		return 0;
 	e = pgt_reserve(PGT_SUBREAPER, sizeof(*e));
 	if (e) {
-		fill_proc_btf(&e->proc, bpf_get_current_task_btf());
+		fill_proc(&e->proc, (struct task_struct *)bpf_get_current_task());
 		e->ret = ctx->ret;
 		e->enabled = st->arg_pid;
 		pgt_submit(e);

@@ -48,10 +48,10 @@ static __always_inline void emit_tty(__u32 how, bool acquire, bool session_wide)
 
 static __always_inline int open_enter(void)
 {
-	struct task_struct *cur = bpf_get_current_task_btf();
+	struct task_struct *cur = (struct task_struct *)bpf_get_current_task();
 	struct inflight st = {};
 
-	if (!cur->signal->leader || cur->signal->tty)
+	if (!BPF_CORE_READ(cur, signal, leader) || BPF_CORE_READ(cur, signal, tty))
 		return 0;
 	if (!tgid_wanted(cur_tgid()))
 		return 0;
@@ -101,7 +101,7 @@ int sys_exit_openat2(struct trace_event_raw_sys_exit *ctx)
 SEC("tp/syscalls/sys_enter_ioctl")
 int sys_enter_ioctl(struct trace_event_raw_sys_enter *ctx)
 {
-	struct task_struct *cur = bpf_get_current_task_btf();
+	struct task_struct *cur = (struct task_struct *)bpf_get_current_task();
 	__u32 cmd = (__u32)ctx->args[1];
 	struct inflight st = {};
 	struct tty_struct *tty;
@@ -112,11 +112,11 @@ int sys_enter_ioctl(struct trace_event_raw_sys_enter *ctx)
 	sig_ioctl_enter(cmd);
 	if (cmd == TIOCSWINSZ || cmd == TIOCSIG || !tgid_wanted(cur_tgid()))
 		return 0;
-	tty = cur->signal->tty;
+	tty = BPF_CORE_READ(cur, signal, tty);
 	st.kind = INFLIGHT_IOCTL;
 	st.cmd = cmd;
 	st.tty_ptr = (__u64)tty;
-	st.found = cur->signal->leader;
+	st.found = BPF_CORE_READ(cur, signal, leader);
 	if (tty)
 		st.fg_pgid = pid_nr0(tty_fg_pgrp(tty));
 	inflight_put(&st);
