@@ -390,6 +390,57 @@ def memory(cfg, n):
     return rows
 
 
+def prog_stats(pid):
+    """run_time_ns and run_cnt of every BPF program @pid holds, by program id."""
+    out = {}
+    for fd in os.listdir("/proc/%d/fdinfo" % pid):
+        try:
+            with open("/proc/%d/fdinfo/%s" % (pid, fd)) as f:
+                info = f.read()
+        except OSError:
+            continue
+        pid_m = re.search(r"^prog_id:\s+(\d+)", info, re.M)
+        rt = re.search(r"^run_time_ns:\s+(\d+)", info, re.M)
+        rc = re.search(r"^run_cnt:\s+(\d+)", info, re.M)
+        if pid_m and rt and rc:
+            out[int(pid_m.group(1))] = (int(rt.group(1)), int(rc.group(1)))
+    return out
+
+
+def kernel_cost(cfg):
+    """pgrptrace's BPF time per workload operation (kernel.bpf_stats_enabled):
+    what the traced tasks pay in the programs themselves, measured exactly,
+    where the throughput ratios are noisy on this VM."""
+    knob = "/proc/sys/kernel/bpf_stats_enabled"
+    old = open(knob).read().strip()
+    rows = []
+    with open(knob, "w") as f:
+        f.write("1")
+    try:
+        tr, _ = start_pgrptrace(cfg, ["--json", "-o", os.devnull])
+        names = {p["id"]: p.get("name", "?") for p in json.loads(subprocess.run(
+            ["bpftool", "-j", "prog", "show"], capture_output=True, text=True).stdout or "[]")}
+        try:
+            for mode in cfg.modes:
+                before = prog_stats(tr.pid)
+                run = workload(cfg, mode)
+                after = prog_stats(tr.pid)
+                per = []
+                for pid_, (t1, c1) in after.items():
+                    t0, c0 = before.get(pid_, (0, 0))
+                    if c1 > c0:
+                        per.append((names.get(pid_, str(pid_)), (t1 - t0) / run["ops"],
+                                    (c1 - c0) / run["ops"], (t1 - t0) / (c1 - c0)))
+                per.sort(key=lambda x: -x[1])
+                rows.append((mode, sum(x[1] for x in per), per))
+        finally:
+            stop(tr)
+    finally:
+        with open(knob, "w") as f:
+            f.write(old)
+    return rows
+
+
 def replay(cfg, tmp):
     """Userspace alone: a recorded stream through decode, model and output."""
     rec = os.path.join(tmp, "stream.rec")
@@ -561,12 +612,30 @@ def main():
                 p.kill()
                 p.wait()
             cfg.secs = secs
+        if cond == "idle":
+            cfg.bare_idle = {m: statistics.median(bare[m]) for m in cfg.modes}
         label = {"idle": "Idle machine",
                  "busy": "Busy machine (a nice-19 busy loop on every CPU)"}.get(cond, cond)
         out.append(table(cfg, label, bare, res, extra, observers))
     if cfg.out:
         write_into(cfg.out, "\n".join(out))
     if not cfg.skip_extra:
+        lines = ["### In the kernel: pgrptrace's BPF programs per operation (bpf_stats)", "",
+                 "What the traced tasks pay in pgrptrace's programs, from run_time_ns with "
+                 "kernel.bpf_stats_enabled (which adds its own clock reads), against the "
+                 "idle bare operation; the ratio is the throughput left if nothing else "
+                 "were added. Not included: the syscall tracepoints' slow path, which "
+                 "every syscall takes while any is attached, and wakeups.", "",
+                 "| workload | BPF ns per operation | of a bare operation | ratio | "
+                 "programs (ns per run x runs per operation) |", "|---|---|---|---|---|"]
+        for mode, ns, per in kernel_cost(cfg):
+            op_ns = 1e9 / cfg.bare_idle[mode] if getattr(cfg, "bare_idle", None) else None
+            lines.append("| %s | %s | %s | %s | %s |" % (
+                mode, "{:,.0f}".format(ns),
+                "%.1f%%" % (100 * ns / op_ns) if op_ns else "-",
+                "%.3f" % (op_ns / (op_ns + ns)) if op_ns else "-",
+                ", ".join("%s %.0f x %.2g" % (n, r, c) for n, _, c, r in per[:5])))
+        out.append("\n".join(lines) + "\n")
         lines = ["### Memory: pgrptrace's RSS with %d live processes" % cfg.procs, "",
                  "| processes met | ring buffer | VmRSS (MiB) | VmHWM (MiB) | snapshot (ms) |",
                  "|---|---|---|---|---|"]
