@@ -98,14 +98,17 @@ static __always_inline bool wanted_by_mode(__u32 scope, __u32 flags)
 	       (flags & PGT_SIG_FATAL);
 }
 
-static __always_inline void add_rcpt(struct pgt_signal *e, __u32 i, struct task_struct *t,
+static __always_inline void add_rcpt(struct pgt_signal *e, __u32 i, struct task_struct *task,
 				     int result)
 {
+	struct task_struct *t = kcast(task, struct task_struct);
+	struct pid *pgrp = t->signal->pids[pidtype_pgid()];
+
 	i &= PGT_SIG_RCPTS - 1;
-	e->rcpt[i].pid = BPF_CORE_READ(t, tgid);
-	e->rcpt[i].tid = BPF_CORE_READ(t, pid);
+	e->rcpt[i].pid = t->tgid;
+	e->rcpt[i].tid = t->pid;
 	e->rcpt[i].result = result;
-	e->rcpt[i].pgid = pid_nr0(BPF_CORE_READ(t, signal, pids[pidtype_pgid()]));
+	e->rcpt[i].pgid = pgrp ? pgrp->numbers[0].nr : 0;
 }
 
 /* ---- the syscall path: gather, then one record at exit ---- */

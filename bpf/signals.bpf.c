@@ -180,46 +180,48 @@ static __always_inline struct tty_struct *kworker_tty(struct task_struct *cur, _
 	return NULL;
 }
 
-static __always_inline void classify(struct task_struct *cur, struct task_struct *t, int sig,
-				     int code, __u32 *cause, __u32 *scope, __s32 *target,
-				     struct tty_struct **tty)
+static __always_inline void classify(struct task_struct *current_task, struct task_struct *task,
+				     int sig, int code, __u32 *cause, __u32 *scope,
+				     __s32 *target, struct tty_struct **tty)
 {
-	struct signal_struct *tsig = BPF_CORE_READ(t, signal);
-	struct signal_struct *csig = BPF_CORE_READ(cur, signal);
-	unsigned int flags = BPF_CORE_READ(cur, flags);
+	struct task_struct *cur = kcast(current_task, struct task_struct);
+	struct task_struct *t = kcast(task, struct task_struct);
+	struct signal_struct *tsig = t->signal;
+	struct signal_struct *csig = cur->signal;
+	unsigned int flags = cur->flags;
 	bool exiting;
 
 	*cause = PGT_CAUSE_KERNEL;
 	*scope = PGT_SCOPE_GROUP;
-	*target = pid_nr0(BPF_CORE_READ(tsig, pids[pidtype_pgid()]));
+	*target = pid_nr0(tsig->pids[pidtype_pgid()]);
 	*tty = NULL;
 	if (flags & PF_WQ_WORKER) {
 		*tty = kworker_tty(cur, cause);
 		if (*cause != PGT_CAUSE_KERNEL)
 			return;
 	}
-	exiting = (flags & PF_EXITING) && !BPF_CORE_READ(cur, exit_state);
-	if (exiting && (sig == SIGHUP || sig == SIGCONT) && BPF_CORE_READ(csig, leader)) {
+	exiting = (flags & PF_EXITING) && !cur->exit_state;
+	if (exiting && (sig == SIGHUP || sig == SIGCONT) && csig->leader) {
 		/*
 		 * disassociate_ctty(1): SIGHUP to the tty's foreground group, or
 		 * SIGHUP+SIGCONT to tty_old_pgrp after a hangup (cleared first).
 		 */
 		*cause = PGT_CAUSE_LEADER_EXIT;
-		*tty = BPF_CORE_READ(csig, tty);
+		*tty = csig->tty;
 		return;
 	}
 	if ((sig == SIGHUP || sig == SIGCONT) && code == SI_KERNEL &&
-	    BPF_CORE_READ(tsig, leader) && !BPF_CORE_READ(tsig, tty)) {
+	    tsig->leader && !tsig->tty) {
 		/* tty_signal_session_leader(): the tty is already gone. */
 		*cause = PGT_CAUSE_HANGUP;
 		*scope = PGT_SCOPE_SESSION;
-		*target = pid_nr0(BPF_CORE_READ(tsig, pids[pidtype_sid()]));
+		*target = pid_nr0(tsig->pids[pidtype_sid()]);
 		return;
 	}
 	if (sig == SIGCHLD && code > 0 && code <= 6) {
 		*cause = PGT_CAUSE_CHILD;
 		*scope = PGT_SCOPE_PROCESS;
-		*target = BPF_CORE_READ(t, tgid);
+		*target = t->tgid;
 		return;
 	}
 	if (exiting) {
@@ -228,10 +230,10 @@ static __always_inline void classify(struct task_struct *cur, struct task_struct
 			*cause = PGT_CAUSE_ORPHANED;
 			return;
 		}
-		if (BPF_CORE_READ(t, pdeath_signal) == sig) {
+		if (t->pdeath_signal == sig) {
 			*cause = PGT_CAUSE_PARENT_DEATH;
 			*scope = PGT_SCOPE_PROCESS;
-			*target = BPF_CORE_READ(t, tgid);
+			*target = t->tgid;
 			return;
 		}
 	}
@@ -244,7 +246,7 @@ static __always_inline void classify(struct task_struct *cur, struct task_struct
 		return;
 	}
 	*scope = PGT_SCOPE_PROCESS;
-	*target = BPF_CORE_READ(t, tgid);
+	*target = t->tgid;
 }
 
 static __always_inline int handle_signal(int sig, int code, struct task_struct *t, int result)
