@@ -302,9 +302,10 @@ class Auditd(Observer):
 OBSERVERS = {c.name: c for c in (Pgrptrace, PgrptraceText, Forkstat, Bpftrace, Auditd)}
 
 
-def workload(cfg, mode):
+def workload(cfg, mode, cpu=None):
+    pin = (lambda: os.sched_setaffinity(0, {cpu})) if cpu is not None else None
     p = subprocess.run([cfg.pgtbench, mode, str(cfg.secs)], capture_output=True, text=True,
-                       timeout=cfg.secs + 60)
+                       timeout=cfg.secs + 60, preexec_fn=pin)
     reap()
     if p.returncode:
         raise RuntimeError("pgtbench %s: %s" % (mode, p.stderr.strip()))
@@ -388,6 +389,34 @@ def memory(cfg, n):
             except ChildProcessError:
                 pass
     return rows
+
+
+PINNED_MODES = ["fork", "spawn", "setsid", "setpgid", "mixed"]
+
+
+def pinned(cfg):
+    """The fork family with the workload pinned to one vCPU, bare and under
+    pgrptrace (JSON to /dev/null), interleaved round by round. Unpinned, a
+    fork's child and parent bounce between the vCPUs and the bare rate
+    itself swings by tens of percent; pinned, it stays within a few. The
+    tracer is not pinned: this is what the traced tasks pay (programs,
+    tracepoints, wakeups), not the consumer's CPU, which is reported apart."""
+    cpu = max(os.sched_getaffinity(0))
+    modes = [m for m in PINNED_MODES if m in cfg.modes]
+    bare = {m: [] for m in modes}
+    ratios = {m: [] for m in modes}
+    for rnd in range(cfg.pinned_pairs):
+        b = {m: workload(cfg, m, cpu)["ops_per_sec"] for m in modes}
+        tr, _ = start_pgrptrace(cfg, ["--json", "-o", os.devnull])
+        try:
+            o = {m: workload(cfg, m, cpu)["ops_per_sec"] for m in modes}
+        finally:
+            stop(tr)
+        for m in modes:
+            bare[m].append(b[m])
+            ratios[m].append(o[m] / b[m])
+    log("pinned: %d rounds done" % cfg.pinned_pairs)
+    return modes, bare, ratios
 
 
 def prog_stats(pid):
@@ -577,9 +606,11 @@ def main():
     ap.add_argument("--observers", default=",".join(OBSERVERS))
     ap.add_argument("--conditions", default="idle,busy")
     ap.add_argument("--out", help="write the tables to this file too")
-    ap.add_argument("--busy-secs", type=float, default=0.35,
+    ap.add_argument("--busy-secs", type=float, default=0.3,
                     help="seconds per workload run on the busy machine")
     ap.add_argument("--procs", type=int, default=30000, help="live processes for the memory figure")
+    ap.add_argument("--pinned-pairs", type=int, default=5,
+                    help="rounds of the pinned fork-family comparison (0: none)")
     ap.add_argument("--skip-extra", action="store_true", help="no memory or replay figures")
     cfg = ap.parse_args()
     cfg.modes = cfg.modes.split(",")
@@ -597,7 +628,7 @@ def main():
         else:
             log("%s: not available here, left out" % name)
     started = time.monotonic()
-    out = ["Machine: %s, %d CPUs, kernel %s. Each workload run: %.1f s idle, %.1f s busy." %
+    out = ["Machine: %s, %d CPUs, kernel %s. Each workload run: %.2f s idle, %.2f s busy." %
            (subprocess.run(["uname", "-m"], capture_output=True, text=True).stdout.strip(),
             os.cpu_count(), os.uname().release, cfg.secs, cfg.busy_secs), ""]
     for cond in cfg.conditions.split(","):
@@ -619,6 +650,16 @@ def main():
         out.append(table(cfg, label, bare, res, extra, observers))
     if cfg.out:
         write_into(cfg.out, "\n".join(out))
+    if not cfg.skip_extra and cfg.pinned_pairs:
+        modes, pbare, pratio = pinned(cfg)
+        lines = ["### Pinned: the fork family with the workload on one vCPU", "",
+                 "Bare and under pgrptrace (`--json -o /dev/null`, not pinned), %d "
+                 "interleaved rounds; median (min-max)." % cfg.pinned_pairs, "",
+                 "| workload | bare, operations/s | ratio to bare |", "|---|---|---|"]
+        for m in modes:
+            lines.append("| %s | %s | %s |" % (m, fmt_range(pbare[m], "%.0f"),
+                                               fmt_range(pratio[m])))
+        out.append("\n".join(lines) + "\n")
     if not cfg.skip_extra:
         lines = ["### In the kernel: pgrptrace's BPF programs per operation (bpf_stats)", "",
                  "What the traced tasks pay in pgrptrace's programs, from run_time_ns with "
