@@ -110,28 +110,6 @@ struct {
 	__type(value, struct inflight);
 } inflight __weak SEC(".maps");
 
-/* At a syscall's entry: @st is now the calling thread's state. */
-static __always_inline void inflight_put(const struct inflight *st)
-{
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-
-	bpf_map_update_elem(&inflight, &tid, st, BPF_ANY);
-}
-
-/* At its exit: the calling thread's state, NULL if none is in flight. */
-static __always_inline struct inflight *inflight_get(void)
-{
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-
-	return bpf_map_lookup_elem(&inflight, &tid);
-}
-
-static __always_inline void inflight_end(void)
-{
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-
-	bpf_map_delete_elem(&inflight, &tid);
-}
 
 static __always_inline __u32 cur_tid(void)
 {
@@ -161,6 +139,30 @@ static __always_inline void stat_inc(__u32 idx)
 		*v += 1;
 }
 
+/* At a syscall's entry: @st is now the calling thread's state. */
+static __always_inline void inflight_put(const struct inflight *st)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+
+	if (bpf_map_update_elem(&inflight, &tid, st, BPF_ANY))
+		stat_inc(PGT_STAT_NO_STATE);	/* full: user space re-reads the machine */
+}
+
+/* At its exit: the calling thread's state, NULL if none is in flight. */
+static __always_inline struct inflight *inflight_get(void)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+
+	return bpf_map_lookup_elem(&inflight, &tid);
+}
+
+static __always_inline void inflight_end(void)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+
+	bpf_map_delete_elem(&inflight, &tid);
+}
+
 static __always_inline bool tgid_wanted(__u32 tgid)
 {
 	if (tgid == self_tgid)
@@ -173,23 +175,27 @@ static __always_inline bool tgid_wanted(__u32 tgid)
 /*
  * Whether a record submitted at @now wakes the consumer. Per-event wakeups
  * cost the traced task an IPI each, so a record wakes user space only when
- * enough data is pending (wakeup_bytes), or when no record has woken it for
- * wakeup_idle_ns: a quiet machine's events are shown at once, a storm costs
- * at most one wakeup per interval, and user space's poll timeout bounds
- * the wait for the rest.
+ * none has for wakeup_idle_ns (20 ms), or for a sixteenth of that once
+ * wakeup_bytes (a quarter of the ring) are pending: a quiet machine's events
+ * are shown at once, a storm costs at most 50 wakeups a second, and a
+ * backlog at most 800. User space's poll timeout bounds the wait for the
+ * rest. The wakeup is forced: without BPF_RB_FORCE_WAKEUP the kernel wakes
+ * only a reader that has consumed everything before this record.
+ * last_wakeup_ns is shared by all CPUs without a lock; a record reserved
+ * before another CPU's wakeup compares as negative, not as a huge gap.
  */
 static __always_inline __u64 wakeup_flags(__u64 now)
 {
+	__u64 gap = wakeup_idle_ns;
+
 	if (!wakeup_bytes)
 		return 0;
-	if (wakeup_idle_ns && now - last_wakeup_ns >= wakeup_idle_ns) {
-		last_wakeup_ns = now;
-		/* Plain flags wake only a consumer that has caught up. */
-		return BPF_RB_FORCE_WAKEUP;
-	}
 	if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes)
-		return 0;
-	return BPF_RB_NO_WAKEUP;
+		gap /= 16;
+	if ((__s64)(now - last_wakeup_ns) < (__s64)gap)
+		return BPF_RB_NO_WAKEUP;
+	last_wakeup_ns = now;
+	return BPF_RB_FORCE_WAKEUP;
 }
 
 /*

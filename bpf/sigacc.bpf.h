@@ -45,6 +45,7 @@ struct sigacc {
 	struct pgt_signal rec;	/* the record being gathered */
 	bool open;		/* between the syscall's entry and exit */
 	bool wanted;		/* someone involved is traced */
+	bool sender;		/* rec.proc is filled */
 };
 
 struct {
@@ -118,8 +119,11 @@ static __always_inline void acc_start(__u32 cause, __u32 scope, __s32 target, __
 	struct sigacc *a = sigacc_of_current(BPF_LOCAL_STORAGE_GET_F_CREATE);
 	struct pgt_signal *e;
 
-	if (!a)
+	if (!a) {
+		/* No memory, or the storage busy in a nested call: counted. */
+		stat_inc(PGT_STAT_NO_STATE);
 		return;
+	}
 	e = &a->rec;
 	e->group_id = __sync_fetch_and_add(&sig_group_next, 1);
 	e->cause = cause;
@@ -133,14 +137,28 @@ static __always_inline void acc_start(__u32 cause, __u32 scope, __s32 target, __
 	e->tty_nr = 0;
 	e->tty[0] = '\0';
 	a->wanted = tgid_wanted(cur_tgid());
+	a->sender = false;
 	a->open = true;
 }
 
 /*
- * Write the gathered recipients as one record, if the mode wants it: only
- * the slots in use are sent, and the sender (current, inside the syscall)
- * is read only now that a record is due.
+ * The sender, as it is when its first reported signal is generated: read
+ * once a record is sure to be due, not at every entry. (Read at the
+ * syscall's exit instead, a session leader's TIOCNOTTY would show its tty in
+ * the SIGHUP record and none in the SIGCONT one.)
  */
+static __always_inline void acc_sender(struct sigacc *a)
+{
+	struct pgt_signal *e = &a->rec;
+
+	if (a->sender)
+		return;
+	__builtin_memset(&e->proc, 0, sizeof(e->proc));
+	fill_proc(&e->proc, (struct task_struct *)bpf_get_current_task());
+	a->sender = true;
+}
+
+/* Write the gathered recipients as one record, if the mode wants it: only the slots in use. */
 static __always_inline void acc_flush(struct sigacc *a, bool final, long ret)
 {
 	struct pgt_signal *e = &a->rec;
@@ -151,8 +169,7 @@ static __always_inline void acc_flush(struct sigacc *a, bool final, long ret)
 		e->ret = ret;
 	}
 	if (e->sig && a->wanted && wanted_by_mode(e->scope, e->flags)) {
-		__builtin_memset(&e->proc, 0, sizeof(e->proc));
-		fill_proc(&e->proc, (struct task_struct *)bpf_get_current_task());
+		acc_sender(a);	/* a failed call: nothing was generated */
 		if (n > PGT_SIG_RCPTS)
 			n = PGT_SIG_RCPTS;
 		pgt_output(&e->hdr, PGT_SIGNAL, PGT_SIGNAL_SIZE(n));
@@ -172,6 +189,7 @@ static __always_inline void acc_add(struct sigacc *a, struct task_struct *t, int
 		e->flags = 0;
 		e->group_id = __sync_fetch_and_add(&sig_group_next, 1);
 		e->sig = sig;
+		a->sender = false;
 		i = 0;
 	}
 	if (i >= PGT_SIG_RCPTS) {
@@ -194,6 +212,8 @@ static __always_inline void acc_add(struct sigacc *a, struct task_struct *t, int
 	if (tgid_wanted(e->rcpt[i & (PGT_SIG_RCPTS - 1)].pid))
 		a->wanted = true;
 	e->nr = i + 1;
+	if (a->wanted && wanted_by_mode(e->scope, e->flags))
+		acc_sender(a);
 }
 
 static __always_inline int acc_end(long ret)

@@ -92,6 +92,7 @@ struct session {
 	bool child_done;
 	FILE *record;			/* --record */
 	__u64 forks_unseen;		/* PGT_STAT_FORK_UNSEEN already acted on */
+	__u64 no_state;			/* PGT_STAT_NO_STATE already acted on */
 };
 
 static __u64 now_ns(clockid_t clk)
@@ -350,6 +351,14 @@ static void check_losses(struct session *s)
 			fprintf(stderr, "pgrptrace: a fork's child was not found on its parent's "
 					"lists; re-reading the machine\n");
 		s->forks_unseen = unseen;
+		s->need_resync = true;
+	}
+	unseen = loader__stat(&s->loader, PGT_STAT_NO_STATE);
+	if (unseen > s->no_state) {
+		if (!s->no_state)
+			fprintf(stderr, "pgrptrace: a syscall's state could not be kept in the "
+					"kernel; its event may be missing; re-reading the machine\n");
+		s->no_state = unseen;
 		s->need_resync = true;
 	}
 	s->last_loss_check_ns = now;

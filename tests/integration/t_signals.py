@@ -104,6 +104,10 @@ ev = [e for e in events if e["event"] == "signal" and e["cause"] == "hangup" and
       e["process"]["pid"] == one]
 t.eq(sorted(e["signal"] for e in ev), ["SIGCONT", "SIGHUP"],
      "ctty: TIOCNOTTY by the leader sends SIGHUP and SIGCONT to its group")
+# The sender is read when its signal is generated, before the tty goes:
+# both records of the one call show it still holding the tty.
+t.eq([e["process"]["tty"] for e in ev], [tty] * len(ev),
+     "ctty: the sender of both signals, as it was when they were sent (on its tty)")
 t.eq(len(tty_ev("tty_acquire", "TIOCSCTTY", one)), 1, "ctty: TIOCSCTTY")
 two = facts.get("steal", {}).get("pid")
 t.eq(len(tty_ev("tty_acquire", "TIOCSCTTY", two)), 1, "ctty: the thief's TIOCSCTTY(1)")
