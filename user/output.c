@@ -28,17 +28,20 @@ struct output {
 };
 
 /*
- * A reader that stopped reading (a paused pager, a stuck pipeline): a write
- * that has waited a second says so once, from SIGALRM (write(2) is
- * async-signal-safe), since meanwhile the kernel side drops, and counts,
- * what does not fit in the ring buffer. The write itself goes on waiting.
+ * A reader that stopped reading (a paused pager, a stuck pipeline), or one
+ * too slow for the event rate (a serial console): a flush that has waited a
+ * second says so once, from SIGALRM (write(2) is async-signal-safe), since
+ * meanwhile the kernel side drops, and counts, what does not fit in the
+ * ring buffer. The write itself goes on waiting. The timer cannot tell a
+ * stopped reader from a slow one, and the message names both.
  */
 static volatile sig_atomic_t stall_said;
 
 static void on_stall(int sig)
 {
-	static const char msg[] = "pgrptrace: the output is not being read; events that do "
-				  "not fit in the ring buffer meanwhile are counted as lost\n";
+	static const char msg[] = "pgrptrace: the output is not being read, or too slowly: "
+				  "writing it has waited a second; events that do not fit in "
+				  "the ring buffer meanwhile are counted as lost\n";
 
 	(void)sig;
 	if (!stall_said && write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0)
