@@ -325,11 +325,27 @@ static int take_snapshot(struct session *s, bool resync)
 }
 
 /* Report new ring-buffer drops as one lost record covering the interval. */
+/*
+ * A kernel-side counter of events that may be missing: said once, and the
+ * machine re-read each time it grows.
+ */
+static void stat_missed(struct session *s, unsigned int idx, __u64 *seen, const char *what)
+{
+	__u64 n = loader__stat(&s->loader, idx);
+
+	if (n <= *seen)
+		return;
+	if (!*seen)
+		fprintf(stderr, "pgrptrace: %s; re-reading the machine\n", what);
+	*seen = n;
+	s->need_resync = true;
+}
+
 static void check_losses(struct session *s)
 {
 	struct lost_info li = {};
 	__u64 drops[PGT_TYPE_MAX];
-	__u64 now = now_ns(CLOCK_BOOTTIME), unseen;
+	__u64 now = now_ns(CLOCK_BOOTTIME);
 	unsigned int t;
 
 	loader__drops(&s->loader, drops);
@@ -345,22 +361,10 @@ static void check_losses(struct session *s)
 		s->need_resync = true;
 	}
 	/* Tracepoint level: a fork whose child was not found is a fork missed. */
-	unseen = loader__stat(&s->loader, PGT_STAT_FORK_UNSEEN);
-	if (unseen > s->forks_unseen) {
-		if (!s->forks_unseen)
-			fprintf(stderr, "pgrptrace: a fork's child was not found on its parent's "
-					"lists; re-reading the machine\n");
-		s->forks_unseen = unseen;
-		s->need_resync = true;
-	}
-	unseen = loader__stat(&s->loader, PGT_STAT_NO_STATE);
-	if (unseen > s->no_state) {
-		if (!s->no_state)
-			fprintf(stderr, "pgrptrace: a syscall's state could not be kept in the "
-					"kernel; its event may be missing; re-reading the machine\n");
-		s->no_state = unseen;
-		s->need_resync = true;
-	}
+	stat_missed(s, PGT_STAT_FORK_UNSEEN, &s->forks_unseen,
+		    "a fork's child was not found on its parent's lists");
+	stat_missed(s, PGT_STAT_NO_STATE, &s->no_state,
+		    "a syscall's state could not be kept in the kernel; its event may be missing");
 	s->last_loss_check_ns = now;
 }
 
