@@ -35,7 +35,6 @@ extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
  */
 
 /* kfuncs: task lookups by pid, from any tracing program. */
-extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
 extern struct task_struct *bpf_task_from_pid(s32 pid) __ksym;
 extern struct task_struct *bpf_task_from_vpid(s32 vpid) __ksym;
 extern void bpf_task_release(struct task_struct *p) __ksym;
@@ -110,7 +109,6 @@ struct {
 	__type(value, struct inflight);
 } inflight __weak SEC(".maps");
 
-
 static __always_inline __u32 cur_tid(void)
 {
 	return (__u32)bpf_get_current_pid_tgid();
@@ -142,7 +140,7 @@ static __always_inline void stat_inc(__u32 idx)
 /* At a syscall's entry: @st is now the calling thread's state. */
 static __always_inline void inflight_put(const struct inflight *st)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	__u32 tid = cur_tid();
 
 	if (bpf_map_update_elem(&inflight, &tid, st, BPF_ANY))
 		stat_inc(PGT_STAT_NO_STATE);	/* full: user space re-reads the machine */
@@ -151,14 +149,14 @@ static __always_inline void inflight_put(const struct inflight *st)
 /* At its exit: the calling thread's state, NULL if none is in flight. */
 static __always_inline struct inflight *inflight_get(void)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	__u32 tid = cur_tid();
 
 	return bpf_map_lookup_elem(&inflight, &tid);
 }
 
 static __always_inline void inflight_end(void)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	__u32 tid = cur_tid();
 
 	bpf_map_delete_elem(&inflight, &tid);
 }
@@ -258,7 +256,7 @@ static __always_inline __u32 pid_nr0(struct pid *pid)
 {
 	if (!pid)
 		return 0;
-	return BPF_CORE_READ(pid, numbers[0].nr);
+	return kcast(pid, struct pid)->numbers[0].nr;
 }
 
 /* The upid of @pid at its own deepest level: the namespace it lives in. */
@@ -315,8 +313,6 @@ static __always_inline void fill_proc(struct pgt_proc *p, struct task_struct *ta
 {
 	struct task_struct *t = kcast(task, struct task_struct);
 	struct signal_struct *sig = t->signal;
-	struct pid *pgrp = sig->pids[pidtype_pgid()];
-	struct pid *sess = sig->pids[pidtype_sid()];
 	struct tty_struct *tty;
 	__u64 ns_ino;
 	__u32 nr;
@@ -324,8 +320,8 @@ static __always_inline void fill_proc(struct pgt_proc *p, struct task_struct *ta
 	p->pid = t->tgid;
 	p->tid = t->pid;
 	p->ppid = t->real_parent->tgid;
-	p->pgid = pgrp ? pgrp->numbers[0].nr : 0;
-	p->sid = sess ? sess->numbers[0].nr : 0;
+	p->pgid = pid_nr0(sig->pids[pidtype_pgid()]);
+	p->sid = pid_nr0(sig->pids[pidtype_sid()]);
 	p->uid = t->real_cred->uid.val;
 	p->start_ns = task_start_boottime(t->group_leader);
 	if (!task_audit(t, &p->auid, &p->ses)) {

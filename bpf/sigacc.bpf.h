@@ -103,13 +103,12 @@ static __always_inline void add_rcpt(struct pgt_signal *e, __u32 i, struct task_
 				     int result)
 {
 	struct task_struct *t = kcast(task, struct task_struct);
-	struct pid *pgrp = t->signal->pids[pidtype_pgid()];
 
 	i &= PGT_SIG_RCPTS - 1;
 	e->rcpt[i].pid = t->tgid;
 	e->rcpt[i].tid = t->pid;
 	e->rcpt[i].result = result;
-	e->rcpt[i].pgid = pgrp ? pgrp->numbers[0].nr : 0;
+	e->rcpt[i].pgid = pid_nr0(t->signal->pids[pidtype_pgid()]);
 }
 
 /* ---- the syscall path: gather, then one record at exit ---- */

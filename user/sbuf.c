@@ -49,10 +49,6 @@ void sbuf__put_slow(struct sbuf *sb, const void *data, size_t len)
 	sb->buf[sb->len] = '\0';
 }
 
-
-
-
-
 /* Formats once into the spare room; only a line that does not fit is formatted twice. */
 void sbuf__printf(struct sbuf *sb, const char *fmt, ...)
 {

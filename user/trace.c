@@ -26,7 +26,8 @@
 
 /*
  * The longest a record waits in the ring buffer: the BPF side wakes user space
- * only when a quarter of the buffer is pending, and the poll times out here.
+ * at most every WAKEUP_IDLE_MS (sooner while a quarter of the buffer is
+ * pending), and the poll times out here.
  */
 #define POLL_MS		50
 /*
@@ -324,7 +325,6 @@ static int take_snapshot(struct session *s, bool resync)
 	return 0;
 }
 
-/* Report new ring-buffer drops as one lost record covering the interval. */
 /*
  * A kernel-side counter of events that may be missing: said once, and the
  * machine re-read each time it grows.
@@ -341,6 +341,7 @@ static void stat_missed(struct session *s, unsigned int idx, __u64 *seen, const 
 	s->need_resync = true;
 }
 
+/* Report new ring-buffer drops as one lost record covering the interval. */
 static void check_losses(struct session *s)
 {
 	struct lost_info li = {};
