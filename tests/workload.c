@@ -587,56 +587,108 @@ static int scenario_ctty(void)
 
 /*
  * A process group with a stopped job becomes orphaned when the parent that
- * tied it to its session exits: the kernel sends it SIGHUP and SIGCONT.
+ * tied it to its session exits: kill_orphaned_pgrp() sends the group SIGHUP,
+ * then SIGCONT. Mainline sends both to every member; a kernel build may send
+ * SIGHUP to the stopped members only (seen on a 6.18 build), so the running
+ * member m blocks both signals and reports which ones the kernel queued for
+ * it, and the stopped job j keeps default dispositions and reports how it
+ * ended. Nothing here depends on m dying; every wait is for a state, and the
+ * whole scenario is bounded by an alarm that kills what it started.
+ *
+ *   workload (subreaper) -> leader (setsid) -> p -> m (own group) -> j
  */
+static pid_t orphan_groups[2];
+
+static void orphan_timeout(int sig)
+{
+	static const char msg[] = "workload orphan: timed out, killing what it started\n";
+	unsigned int i;
+
+	(void)sig;
+	if (write(2, msg, sizeof(msg) - 1) < 0)
+		_exit(99);
+	for (i = 0; i < 2; i++)
+		if (orphan_groups[i] > 0)
+			kill(-orphan_groups[i], SIGKILL);
+	_exit(99);
+}
+
 static int scenario_orphan(void)
 {
-	int ready[2];
-	pid_t leader, m, j;
+	int up[2], stopped[2], reaped[2];
+	pid_t leader, m = 0, j = 0, p;
+	sigset_t set;
+	int st, mst;
+	char ch;
 
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0))
 		die("prctl");
-	if (pipe(ready))
+	if (pipe(up) || pipe(stopped) || pipe(reaped))
 		die("pipe");
+	signal(SIGALRM, orphan_timeout);
+	alarm(20);
 	leader = xfork();
 	if (leader == 0) {
-		pid_t p;
-
 		setsid();
 		p = xfork();
 		if (p == 0) {
 			m = xfork();
 			if (m == 0) {
+				pid_t parent = getppid();
+				siginfo_t si;
+				sigset_t pend;
+
 				setpgid(0, 0);
+				sigemptyset(&set);
+				sigaddset(&set, SIGHUP);
+				sigaddset(&set, SIGCONT);
+				sigprocmask(SIG_BLOCK, &set, NULL);
 				j = xfork();
 				if (j == 0) {
+					sigprocmask(SIG_UNBLOCK, &set, NULL);
 					raise(SIGSTOP);
 					_exit(0);
 				}
-				if (write(ready[1], &j, sizeof(j)) != sizeof(j))
+				/* j is stopped: p may go. */
+				if (waitid(P_PID, j, &si, WSTOPPED) ||
+				    write(stopped[1], "s", 1) != 1)
 					_exit(101);
-				pause();
+				/* p reaped: kill_orphaned_pgrp() has run. */
+				if (read(reaped[0], &ch, 1) != 1)
+					_exit(101);
+				sigpending(&pend);
+				if (waitpid(j, &st, 0) != j)
+					_exit(101);
+				fact("{\"what\":\"orphan\",\"group\":%d,\"running\":%d,\"stopped\":%d,\"parent\":%d,"
+				     "\"running_got_sighup\":%s,\"running_got_sigcont\":%s,"
+				     "\"stopped_status\":%d}", getpid(), getpid(), j, parent,
+				     sigismember(&pend, SIGHUP) ? "true" : "false",
+				     sigismember(&pend, SIGCONT) ? "true" : "false", st);
 				_exit(0);
 			}
 			setpgid(m, m);
-			if (write(ready[1], &m, sizeof(m)) != sizeof(m))
+			if (write(up[1], &m, sizeof(m)) != sizeof(m) ||
+			    read(stopped[0], &ch, 1) != 1)
 				_exit(101);
-			usleep(200000);	/* let j stop */
 			_exit(0);	/* m's group is orphaned now */
 		}
 		xwait(p);
-		pause();
+		if (write(reaped[1], "r", 1) != 1)
+			_exit(101);
 		_exit(0);
 	}
-	if (read(ready[0], &m, sizeof(m)) != sizeof(m) ||
-	    read(ready[0], &j, sizeof(j)) != sizeof(j))
+	orphan_groups[0] = leader;
+	if (read(up[0], &m, sizeof(m)) != sizeof(m))
 		die("read");
-	usleep(500000);
-	fact("{\"what\":\"orphan\",\"group\":%d,\"stopped\":%d}", m < j ? m : j, m < j ? j : m);
-	kill(leader, SIGKILL);
-	xwait(leader);
-	while (waitpid(-1, NULL, 0) > 0)
-		;
+	orphan_groups[1] = m;
+	/* m was adopted by us when p exited; the leader is ours already. */
+	st = xwait(leader);
+	mst = xwait(m);
+	alarm(0);
+	if (!WIFEXITED(st) || WEXITSTATUS(st) || !WIFEXITED(mst) || WEXITSTATUS(mst)) {
+		fprintf(stderr, "workload orphan: leader status %d, m status %d\n", st, mst);
+		return 1;
+	}
 	return 0;
 }
 
