@@ -693,6 +693,25 @@ static int scenario_orphan(void)
 }
 
 /*
+ * For the harness's self-test: a child escapes into a session of its own,
+ * keeps the tracer's stdout and stderr, and never exits; we wait for it.
+ */
+static int scenario_hang(void)
+{
+	pid_t p;
+
+	p = xfork();
+	if (p == 0) {
+		setsid();
+		fact("{\"what\":\"hang\",\"pid\":%d}", getpid());
+		for (;;)
+			pause();
+	}
+	xwait(p);
+	return 1;
+}
+
+/*
  * A fork storm for a tiny ring buffer: most children exit at once, every
  * 40th leaves in a session of its own and stays. The tracer loses events and
  * must resync; the quiet points check the result.
@@ -800,6 +819,8 @@ int main(int argc, char **argv)
 		return scenario_orphan();
 	if (argc == 2 && !strcmp(argv[1], "hostile"))
 		return scenario_hostile();
+	if (argc == 2 && !strcmp(argv[1], "hang"))
+		return scenario_hang();
 	if (argc == 2 && !strcmp(argv[1], "storm"))
 		return scenario_storm();
 	if (argc == 3 && !strcmp(argv[1], "churn")) {

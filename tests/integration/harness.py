@@ -4,10 +4,16 @@ running the tracer, and checking that nothing BPF is left behind.
 
 Safety rules, enforced here for every test:
 - the test process is a child subreaper, so no orphan reaches PID 1;
-- every workload runs in a session of its own, and only that session's
-  process group is ever signalled;
-- kill(-1) is never used here.
+- every command runs in a Box: a cgroup v2 of its own (or, with no cgroup2,
+  the processes whose environment carries the box's tag), so that what it
+  started can be found and killed whatever session or group it moved to;
+- every wait is bounded: a command that outlives its timeout is killed with
+  all it started, its pipes are read with a bound, and the test gets a
+  "not ok" that names the command and what was still alive;
+- only processes in the test's own boxes are ever signalled; kill(-1) is
+  never used here.
 """
+import atexit
 import ctypes
 import json
 import os
@@ -15,6 +21,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 
 PR_SET_CHILD_SUBREAPER = 36
 PGRPTRACE = os.environ.get("PGRPTRACE", os.path.abspath("pgrptrace"))
@@ -74,12 +81,17 @@ def reap_orphans():
             return
 
 
+_tap = None
+
+
 class Tap:
     def __init__(self):
+        global _tap
         self.n = 0
         self.failed = 0
         self.skipped = 0
         become_subreaper()
+        _tap = self
 
     def ok(self, cond, name, got=None, want=None):
         self.n += 1
@@ -104,6 +116,9 @@ class Tap:
             print("# " + line, flush=True)
 
     def done(self):
+        for box in list(_boxes):
+            left = box.close()
+            self.ok(not left, "cleanup: nothing left running of %s" % box.what, left, [])
         reap_orphans()
         if _validated:
             self.eq(_schema_errors[:5], [], "schema: all %d JSON records match %s" %
@@ -113,8 +128,7 @@ class Tap:
 
 
 def loaded_progs():
-    out = subprocess.run(["bpftool", "-j", "prog", "show"], capture_output=True, text=True,
-                         timeout=TIMEOUT, check=True).stdout
+    out = run(["bpftool", "-j", "prog", "show"], check=True).stdout
     return [p for p in json.loads(out or "[]") if p.get("name") in OUR_PROGS]
 
 
@@ -149,40 +163,324 @@ class Run:
         return [f for f in self.facts if f.get("what") == what]
 
 
-def run_tracer(args, env=None, timeout=TIMEOUT, cwd=None, stdin=None):
-    """Run pgrptrace in a session of its own; returns a Run. The whole session
-    is killed if it outlives the timeout, and orphans come back to us."""
+def _cgroup2_home():
+    """The cgroup v2 directory this process is in, or None."""
+    mnt = None
+    with open("/proc/self/mounts") as f:
+        for line in f:
+            fields = line.split()
+            if fields[2] == "cgroup2":
+                mnt = fields[1]
+                break
+    if not mnt:
+        return None
+    with open("/proc/self/cgroup") as f:
+        own = [l.split(":", 2)[2].strip() for l in f if l.startswith("0::")]
+    home = os.path.join(mnt, own[0].lstrip("/")) if own else mnt
+    return home if os.access(home, os.W_OK) else None
+
+
+_boxes = []
+_box_seq = 0
+
+
+class Box:
+    """Everything one command starts, whatever session, group or parent it
+    moves to: a cgroup v2 of its own beside this process's (emptied with
+    cgroup.kill), or where no cgroup2 can be made, the processes whose
+    environment carries PGT_BOX=<tag> (a process that clears its environment,
+    as sshd's children do, escapes that fallback)."""
+
+    def __init__(self, what):
+        global _box_seq
+        _box_seq += 1
+        self.what = what
+        self.tag = "%d.%d" % (os.getpid(), _box_seq)
+        self.path = None
+        home = _cgroup2_home()
+        if home:
+            path = os.path.join(home, "pgt-box-" + self.tag)
+            try:
+                os.mkdir(path)
+                self.path = path
+            except OSError:
+                pass
+        _boxes.append(self)
+
+    def enter(self):
+        """Run in the child between fork and exec."""
+        if self.path:
+            with open(os.path.join(self.path, "cgroup.procs"), "w") as f:
+                f.write("0")
+
+    def environ(self, env):
+        env = dict(os.environ if env is None else env)
+        env["PGT_BOX"] = self.tag
+        return env
+
+    def pids(self):
+        if self.path:
+            try:
+                with open(os.path.join(self.path, "cgroup.procs")) as f:
+                    return sorted({int(l) for l in f if l.strip()})
+            except OSError:
+                return []
+        mark = ("PGT_BOX=%s" % self.tag).encode()
+        found = []
+        for d in os.listdir("/proc"):
+            if not d.isdigit() or int(d) == os.getpid():
+                continue
+            try:
+                with open("/proc/%s/environ" % d, "rb") as f:
+                    if mark in f.read().split(b"\0"):
+                        found.append(int(d))
+            except OSError:
+                pass
+        return sorted(found)
+
+    def alive(self):
+        """What is still running in the box, as 'pid comm (state, sid)'."""
+        out = []
+        for pid in self.pids():
+            try:
+                with open("/proc/%d/stat" % pid) as f:
+                    st = f.read()
+            except OSError:
+                continue
+            comm = st[st.index("(") + 1:st.rindex(")")]
+            rest = st[st.rindex(")") + 2:].split()
+            out.append("%d %s (%s, sid %s)" % (pid, comm, rest[0], rest[3]))
+        return out
+
+    def kill(self, bound=10):
+        """SIGKILL everything in the box and wait (bounded) until it is empty.
+        Returns what was still there at the deadline."""
+        deadline = time.monotonic() + bound
+        killer = self.path and os.path.join(self.path, "cgroup.kill")
+        while True:
+            pids = self.pids()
+            if not pids:
+                break
+            if killer and os.path.exists(killer):
+                with open(killer, "w") as f:
+                    f.write("1")
+            else:
+                for pid in pids:
+                    try:
+                        os.kill(pid, signal.SIGKILL)
+                    except ProcessLookupError:
+                        pass
+            reap_orphans()
+            if time.monotonic() > deadline:
+                return self.alive()
+            time.sleep(0.01)        # polling the box until it is empty
+        reap_orphans()
+        return []
+
+    def close(self):
+        left = self.kill()
+        if self.path and not left:
+            try:
+                os.rmdir(self.path)
+            except OSError:
+                pass
+        if self in _boxes:
+            _boxes.remove(self)
+        return left
+
+
+@atexit.register
+def _close_boxes():
+    for box in list(_boxes):
+        box.close()
+
+
+class Proc:
+    """A command running in a Box of its own; finish() waits for it with a
+    bound and kills the box's every process if the bound runs out."""
+
+    def __init__(self, cmd, what=None, env=None, stdin=None, stdout=subprocess.PIPE,
+                 stderr=subprocess.PIPE, text=True, new_session=True, **kw):
+        self.what = what or " ".join(os.path.basename(str(c)) if i == 0 else str(c)
+                                     for i, c in enumerate(cmd))[:120]
+        self.box = Box(self.what)
+        if text:
+            kw.setdefault("errors", "surrogateescape")
+        self.p = subprocess.Popen([str(c) for c in cmd], env=self.box.environ(env),
+                                  stdin=subprocess.DEVNULL if stdin is None else stdin,
+                                  stdout=stdout, stderr=stderr, text=text,
+                                  start_new_session=new_session,
+                                  preexec_fn=self.box.enter, **kw)
+        self.pid = self.p.pid
+        self.timed_out = False
+        self.hung = ""
+
+    def finish(self, timeout=None, expect_hang=False, input=None):
+        """Wait for the command (its output too) at most @timeout seconds.
+        Returns (returncode, stdout, stderr). On a timeout, everything in the
+        box is killed, the pipes are read with a bound, and unless @expect_hang,
+        the current test records a failure naming the command and what was
+        still alive."""
+        timeout = TIMEOUT if timeout is None else timeout
+        try:
+            out, err = self.p.communicate(input=input, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.timed_out = True
+            alive = self.box.alive()
+            self.box.kill()
+            try:
+                out, err = self.p.communicate(timeout=10)
+            except subprocess.TimeoutExpired:
+                # Something outside the box holds the pipes: give up on them.
+                self.p.kill()
+                for pipe in (self.p.stdout, self.p.stderr):
+                    if pipe:
+                        pipe.close()
+                self.p.wait(10)
+                out, err = None, None
+            self.hung = "%s: still running after %ds; alive then: %s" % (
+                self.what, timeout, "; ".join(alive) or "none")
+            note = "\n[harness: %s]" % self.hung
+            if isinstance(err, str) or err is None:
+                err = (err or "") + note
+            if not expect_hang and _tap:
+                _tap.ok(False, "%s: finished within %ds" % (self.what, timeout))
+                _tap.diag(self.hung)
+        left = self.box.close()
+        if left and _tap:
+            _tap.ok(False, "%s: its processes could be killed" % self.what, left, [])
+        reap_orphans()
+        empty = "" if self.p.text_mode else b""
+        return self.p.returncode, empty if out is None else out, empty if err is None else err
+
+
+class Result:
+    def __init__(self, rc, out, err, proc):
+        self.returncode = rc
+        self.stdout = out
+        self.stderr = err
+        self.timed_out = proc.timed_out
+        self.hung = proc.hung
+        self.pid = proc.pid
+
+
+def run(cmd, timeout=None, input=None, expect_hang=False, check=False, **kw):
+    """subprocess.run() for the tests: bounded, in a Box, output captured (text
+    unless text=False). A non-zero exit with @check records a failure."""
+    proc = Proc(cmd, stdin=subprocess.PIPE if input is not None else kw.pop("stdin", None), **kw)
+    rc, out, err = proc.finish(timeout, expect_hang=expect_hang, input=input)
+    if check and rc != 0 and _tap:
+        _tap.ok(False, "%s: exit 0" % proc.what, (rc, (err or "")[-300:]), 0)
+    return Result(rc, out, err, proc)
+
+
+def run_tracer(args, env=None, timeout=TIMEOUT, cwd=None, stdin=None, expect_hang=False):
+    """Run pgrptrace in a session and a Box of its own; returns a Run. Past
+    the timeout, everything it started is killed, wherever it went."""
     fd, facts_path = tempfile.mkstemp(prefix="pgt-facts-")
     os.close(fd)
     full_env = dict(os.environ)
     full_env["PGT_FACTS"] = facts_path
     if env:
         full_env.update(env)
-    p = subprocess.Popen([PGRPTRACE] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                         stdin=stdin if stdin is not None else subprocess.DEVNULL,
-                         text=True, errors="surrogateescape", env=full_env, cwd=cwd,
-                         start_new_session=True)
-    try:
-        out, err = p.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        os.killpg(p.pid, signal.SIGKILL)
-        out, err = p.communicate()
-        err += "\n[harness: killed after %ds]" % timeout
-    kill_session(p.pid)
+    what = " ".join(["pgrptrace"] + [os.path.basename(a) if a == WORKLOAD else a
+                                      for a in args])[:160]
+    proc = Proc([PGRPTRACE] + args, what=what, env=full_env, stdin=stdin, cwd=cwd)
+    rc, out, err = proc.finish(timeout, expect_hang=expect_hang)
     with open(facts_path) as f:
         facts = [json.loads(line) for line in f if line.strip()]
     os.unlink(facts_path)
-    reap_orphans()
-    return Run(p.returncode, out, err, facts)
-
-
-def kill_session(pgid):
-    """SIGKILL what is left of a process group this test created."""
-    try:
-        os.killpg(pgid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
+    r = Run(rc, out, err, facts)
+    r.timed_out = proc.timed_out
+    r.hung = proc.hung
+    return r
 
 
 def workload(*args):
     return [WORKLOAD] + [str(a) for a in args]
+
+
+def wait_until(cond, what, timeout=TIMEOUT, every=0.01):
+    """Poll @cond until it is true, at most @timeout seconds; a timeout is a
+    failure of the current test, named by @what. Returns cond's last value."""
+    deadline = time.monotonic() + timeout
+    while True:
+        v = cond()
+        if v or time.monotonic() > deadline:
+            break
+        time.sleep(every)           # polling a state, bounded by the deadline
+    if not v and _tap:
+        _tap.ok(False, "%s: within %ds" % (what, timeout))
+    return v
+
+
+class Tracer(Proc):
+    """pgrptrace running in the background (-v added): ready() waits for it
+    to attach, seen() for a needle in its stdout, stop() signals and finishes
+    it. Its stdout and stderr are drained by threads so it never blocks."""
+
+    def __init__(self, args, env=None, **kw):
+        import threading
+        super().__init__([PGRPTRACE, "-v"] + list(args), what="pgrptrace " + " ".join(args),
+                         env=env, text=False, **kw)
+        self._out = bytearray()
+        self._err = bytearray()
+        self._lock = threading.Lock()
+        self._threads = []
+        for pipe, buf in ((self.p.stdout, self._out), (self.p.stderr, self._err)):
+            if pipe is None:
+                continue
+            th = threading.Thread(target=self._drain, args=(pipe, buf), daemon=True)
+            th.start()
+            self._threads.append(th)
+
+    def _drain(self, pipe, buf):
+        for chunk in iter(lambda: os.read(pipe.fileno(), 65536), b""):
+            with self._lock:
+                buf += chunk
+
+    def ready(self, timeout=TIMEOUT):
+        return wait_until(lambda: b"loaded and attached" in self._err or self.p.poll() is not None,
+                          "%s: attached" % self.what, timeout) and self.p.poll() is None
+
+    def seen(self, needle, timeout=TIMEOUT):
+        needle = needle.encode() if isinstance(needle, str) else needle
+        return wait_until(lambda: needle in self._out, "%s: printed %r" % (self.what, needle),
+                          timeout)
+
+    def stop(self, sig=signal.SIGTERM, timeout=30):
+        """Signal the tracer, wait for it with a bound; (rc, out, err) as text,
+        stderr without the -v lines of the start."""
+        if self.p.poll() is None:
+            self.p.send_signal(sig)
+        try:
+            self.p.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.timed_out = True
+            self.hung = "%s: still running %ds after signal %d; alive then: %s" % (
+                self.what, timeout, sig, "; ".join(self.box.alive()) or "none")
+            if _tap:
+                _tap.ok(False, "%s: stopped within %ds" % (self.what, timeout))
+                _tap.diag(self.hung)
+        self.box.close()
+        for th in self._threads:
+            th.join(10)
+        for pipe in (self.p.stdout, self.p.stderr):
+            if pipe:
+                pipe.close()
+        self.p.wait(10)
+        reap_orphans()
+        err = self._err.decode(errors="surrogateescape")
+        start = err.rfind("loaded and attached")
+        if start >= 0:
+            err = err[err.find("\n", start) + 1:]
+        return self.p.returncode, self._out.decode(errors="surrogateescape"), err
+
+    def output(self):
+        with self._lock:
+            return bytes(self._out)
+
+
+def exit_record(pid):
+    """The start of the JSON exit record of @pid, as pgrptrace writes it."""
+    return '"event":"exit","process":{"pid":%d,' % pid

@@ -3,12 +3,13 @@
 """Every error path: a clear message on stderr, the right exit code, nothing
 on stdout, and no BPF program left behind."""
 import os
+import select
 import shutil
-import subprocess
+import signal
 import tempfile
-import time
 
-from harness import PGRPTRACE, Tap, check_nothing_left, run_tracer, workload
+from harness import (PGRPTRACE, Proc, Tap, Tracer, check_nothing_left, run, run_tracer,
+                     wait_until, workload)
 
 t = Tap()
 
@@ -71,9 +72,8 @@ os.chmod(tmp, 0o755)
 binary = os.path.join(tmp, "pgrptrace")
 shutil.copy(PGRPTRACE, binary)
 os.chmod(binary, 0o755)
-p = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
-                    "--inh-caps=-all", "--bounding-set=-all", binary, "-d", "1"],
-                   capture_output=True, text=True, timeout=30)
+p = run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+         "--inh-caps=-all", "--bounding-set=-all", binary, "-d", "1"], timeout=30)
 t.eq(p.returncode, 1, "not root: exit code 1")
 t.ok("permission denied" in p.stderr and "CAP_BPF" in p.stderr,
      "not root: says which privileges", p.stderr.strip())
@@ -82,20 +82,14 @@ shutil.rmtree(tmp)
 check_nothing_left(t, "not root")
 
 # A closed stdout: the reader goes away while events keep coming.
-cmd = [PGRPTRACE, "--json", "--", "sh", "-c",
-       "i=0; while [ $i -lt 150 ]; do /bin/true; sleep 0.02; i=$((i+1)); done"]
-p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                     start_new_session=True)
-first = p.stdout.readline()
-p.stdout.close()
-try:
-    err = p.stderr.read()
-    rc = p.wait(timeout=30)
-finally:
-    try:
-        os.killpg(p.pid, 9)
-    except ProcessLookupError:
-        pass
+p = Proc([PGRPTRACE, "--json", "--", "sh", "-c",
+          "i=0; while [ $i -lt 1500 ]; do /bin/true; i=$((i+1)); done"])
+first = ""
+if select.select([p.p.stdout], [], [], 30)[0]:
+    first = p.p.stdout.readline()
+p.p.stdout.close()
+p.p.stdout = None
+rc, _, err = p.finish(60)
 t.ok(first.startswith("{"), "closed stdout: a first record arrived", first[:40])
 t.eq(rc, 1, "closed stdout: exit code 1")
 t.ok("Broken pipe" in err, "closed stdout: says Broken pipe", err.strip())
@@ -103,48 +97,39 @@ check_nothing_left(t, "closed stdout")
 
 # A reader that stops reading (but keeps the pipe open) is noticed.
 rfd, wfd = os.pipe()
-p = subprocess.Popen([PGRPTRACE, "--json", "--", "sh", "-c",
-                      "i=0; while [ $i -lt 400 ]; do /bin/true; i=$((i+1)); done"],
-                     stdout=wfd, stderr=subprocess.PIPE, text=True, start_new_session=True)
+p = Proc([PGRPTRACE, "--json", "--", "sh", "-c",
+          "i=0; while [ $i -lt 400 ]; do /bin/true; i=$((i+1)); done"], stdout=wfd, text=False)
 os.close(wfd)
-time.sleep(4)                      # nobody reads: the pipe fills up
-try:
-    import fcntl
-    fl = fcntl.fcntl(rfd, fcntl.F_GETFL)
-    fcntl.fcntl(rfd, fcntl.F_SETFL, fl | os.O_NONBLOCK)
-    while True:
-        try:
-            if not os.read(rfd, 65536):
-                break
-        except BlockingIOError:
-            time.sleep(0.1)
-            if p.poll() is not None:
-                try:
-                    while os.read(rfd, 65536):
-                        pass
-                except BlockingIOError:
-                    pass
-                break
-    err = p.stderr.read()
-    p.wait(timeout=30)
-finally:
-    os.close(rfd)
+os.set_blocking(p.p.stderr.fileno(), False)
+said = bytearray()
+
+
+def stalled():
+    """Nobody reads: the pipe fills up, until the tracer says so."""
     try:
-        os.killpg(p.pid, 9)
-    except ProcessLookupError:
+        said.extend(os.read(p.p.stderr.fileno(), 4096) or b"")
+    except BlockingIOError:
         pass
+    return b"not being read" in said or p.p.poll() is not None
+
+
+wait_until(stalled, "stalled reader: the tracer complains", timeout=60)
+os.set_blocking(p.p.stderr.fileno(), True)
+while select.select([rfd], [], [], 30)[0] and os.read(rfd, 65536):
+    pass                               # read it all, until the tracer is gone
+os.close(rfd)
+rc, _, err = p.finish(30)
+err = (bytes(said) + err).decode(errors="replace")
 t.ok("not being read" in err, "stalled reader: said on stderr", err.strip()[:300])
-t.eq(p.returncode, 0, "stalled reader: the run still ends well once read")
+t.eq(rc, 0, "stalled reader: the run still ends well once read")
 check_nothing_left(t, "stalled reader")
 
 # SIGTERM and SIGINT stop cleanly with exit 0.
-for sig in (15, 2):
-    p = subprocess.Popen([PGRPTRACE, "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                         text=True, start_new_session=True)
-    time.sleep(1.0)
-    os.kill(p.pid, sig)
-    out, err = p.communicate(timeout=30)
-    t.eq(p.returncode, 0, "signal %d: clean exit 0" % sig)
+for sig in (signal.SIGTERM, signal.SIGINT):
+    tr = Tracer(["--json"])
+    tr.ready()
+    rc, out, err = tr.stop(sig)
+    t.eq(rc, 0, "signal %d: clean exit 0" % sig)
     t.eq(err, "", "signal %d: nothing on stderr" % sig)
     check_nothing_left(t, "signal %d" % sig)
 

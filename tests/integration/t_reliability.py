@@ -5,11 +5,10 @@ SIGTERM during a storm."""
 import json
 import os
 import signal
-import subprocess
 import tempfile
-import time
 
-from harness import PGRPTRACE, Tap, check_nothing_left, run_tracer, validate, workload
+from harness import (Proc, Tap, Tracer, check_nothing_left, exit_record, run, run_tracer,
+                     validate, wait_until, workload)
 
 t = Tap()
 
@@ -35,8 +34,8 @@ t.eq(r.rc, 0, "storm: exit 0")
 
 # Churn: memory stays flat across many short-lived processes.
 COUNT = int(os.environ.get("CHURN_COUNT", "30000"))
-tr = subprocess.Popen([PGRPTRACE, "--json", "-o", "/dev/null"], start_new_session=True)
-time.sleep(1.0)
+tr = Tracer(["--json"])
+tr.ready()
 
 
 def rss_kib(pid):
@@ -45,25 +44,25 @@ def rss_kib(pid):
             return int(line.split()[1])
 
 
-subprocess.run(workload("churn", COUNT // 4), check=True, timeout=600)
+w = run(workload("churn", COUNT // 4), check=True, timeout=600)
+tr.seen(exit_record(w.pid), timeout=300)         # the tracer has caught up
 warm = rss_kib(tr.pid)
-subprocess.run(workload("churn", COUNT), check=True, timeout=600)
-time.sleep(0.5)
+w = run(workload("churn", COUNT), check=True, timeout=600)
+tr.seen(exit_record(w.pid), timeout=300)
 end = rss_kib(tr.pid)
-tr.send_signal(signal.SIGINT)
-tr.wait(timeout=30)
+rc, _, _ = tr.stop(signal.SIGINT)
 t.diag("churn: %d processes, RSS %d KiB after warm-up, %d KiB at the end" % (COUNT, warm, end))
 if os.environ.get("PGT_SANITIZED") == "1":
     t.skip("churn: RSS grew by less than 1 MiB after warm-up",
            "ASan keeps freed memory in quarantine; measured in the plain build")
 else:
     t.ok(end - warm < 1024, "churn: RSS grew by less than 1 MiB after warm-up", end - warm)
-t.eq(tr.returncode, 0, "churn: clean exit")
+t.eq(rc, 0, "churn: clean exit")
 check_nothing_left(t, "churn")
 
 # A full disk for -o: a clear message and exit 1.
 mnt = tempfile.mkdtemp(prefix="pgt-full-")
-subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", mnt], check=True)
+run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", mnt], check=True)
 try:
     r = run_tracer(["--json", "-o", os.path.join(mnt, "log.jsonl"), "--"] + workload("churn", 2000))
     t.eq(r.rc, 1, "full disk: exit code 1")
@@ -75,7 +74,7 @@ try:
     st = os.stat(os.path.join(mnt, "log.jsonl"))
     t.eq(st.st_mode & 0o777, 0o600, "-o: the file is created 0600")
 finally:
-    subprocess.run(["umount", mnt], check=False)
+    run(["umount", mnt])
     os.rmdir(mnt)
 check_nothing_left(t, "full disk")
 
@@ -90,18 +89,27 @@ os.unlink(os.path.join(d, "link"))
 
 # SIGHUP reopens -o (logrotate moves the file away first).
 log = os.path.join(d, "log.jsonl")
-tr = subprocess.Popen([PGRPTRACE, "--json", "-o", log], start_new_session=True)
-time.sleep(1.0)
-subprocess.run(workload("exit", 0))
-time.sleep(0.3)
+
+
+def in_file(path, needle):
+    try:
+        with open(path) as f:
+            return needle in f.read()
+    except OSError:
+        return False
+
+
+tr = Tracer(["--json", "-o", log])
+tr.ready()
+w = run(workload("exit", 0))
+wait_until(lambda: in_file(log, exit_record(w.pid)), "SIGHUP: first record written")
 os.rename(log, log + ".1")
-tr.send_signal(signal.SIGHUP)
-time.sleep(0.3)
-subprocess.run(workload("exit", 0))
-time.sleep(0.3)
-tr.send_signal(signal.SIGTERM)
-tr.wait(timeout=30)
-t.eq(tr.returncode, 0, "SIGHUP: still running until SIGTERM, then exit 0")
+tr.p.send_signal(signal.SIGHUP)
+wait_until(lambda: os.path.exists(log), "SIGHUP: the file reopened")
+w = run(workload("exit", 0))
+wait_until(lambda: in_file(log, exit_record(w.pid)), "SIGHUP: a record in the new file")
+rc, _, _ = tr.stop(signal.SIGTERM)
+t.eq(rc, 0, "SIGHUP: still running until SIGTERM, then exit 0")
 t.ok(os.path.exists(log) and os.path.getsize(log) > 0, "SIGHUP: a new file was opened")
 t.ok(os.path.getsize(log + ".1") > 0, "SIGHUP: the rotated file kept the old records")
 for f in (log, log + ".1"):
@@ -110,15 +118,25 @@ for f in (log, log + ".1"):
 os.rmdir(d)
 
 # SIGTERM in the middle of a storm: a clean stop, nothing left loaded.
-tr = subprocess.Popen([PGRPTRACE, "--json", "-o", "/dev/null"], start_new_session=True,
-                      stderr=subprocess.PIPE, text=True)
-time.sleep(1.0)
-w = subprocess.Popen(workload("churn", 20000))
-time.sleep(0.5)
-tr.send_signal(signal.SIGTERM)
-err = tr.communicate(timeout=30)[1]
-w.wait(timeout=600)
-t.eq(tr.returncode, 0, "SIGTERM during a storm: exit 0")
+tr = Tracer(["--json", "-o", "/dev/null"])
+tr.ready()
+w = Proc(workload("churn", 20000), stdout=None, stderr=None)
+
+
+def forking():
+    """The churn has a child now (or is gone already)."""
+    try:
+        with open("/proc/%d/task/%d/children" % (w.pid, w.pid)) as f:
+            return bool(f.read().split())
+    except OSError:
+        return True
+
+
+# In the middle of the storm: once the churn is seen with a child.
+wait_until(forking, "storm: the churn forks", every=0.001)
+rc, _, err = tr.stop(signal.SIGTERM)
+w.finish(600)
+t.eq(rc, 0, "SIGTERM during a storm: exit 0")
 check_nothing_left(t, "SIGTERM during a storm")
 
 t.done()
