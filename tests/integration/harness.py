@@ -296,62 +296,105 @@ def _close_boxes():
 
 
 class Proc:
-    """A command running in a Box of its own; finish() waits for it with a
-    bound and kills the box's every process if the bound runs out."""
+    """A command running in a Box of its own. Its stdout and stderr pipes are
+    drained by threads (unless drain=False: the caller reads them), so that
+    finish() waits for the command itself, not for whoever holds its pipes;
+    then everything it left in its box is killed. Past the bound, the box is
+    killed too, and the current test records a failure naming the command
+    and what was still alive."""
 
     def __init__(self, cmd, what=None, env=None, stdin=None, stdout=subprocess.PIPE,
-                 stderr=subprocess.PIPE, text=True, new_session=True, **kw):
+                 stderr=subprocess.PIPE, text=True, new_session=True, drain=True, **kw):
+        import threading
         self.what = what or " ".join(os.path.basename(str(c)) if i == 0 else str(c)
                                      for i, c in enumerate(cmd))[:120]
         self.box = Box(self.what)
-        if text:
-            kw.setdefault("errors", "surrogateescape")
+        self.text = text
         self.p = subprocess.Popen([str(c) for c in cmd], env=self.box.environ(env),
                                   stdin=subprocess.DEVNULL if stdin is None else stdin,
                                   stdout=stdout, stderr=stderr, text=text,
+                                  errors="surrogateescape" if text else None,
                                   start_new_session=new_session,
                                   preexec_fn=self.box.enter, **kw)
         self.pid = self.p.pid
         self.timed_out = False
         self.hung = ""
+        self._out = bytearray()
+        self._err = bytearray()
+        self._lock = threading.Lock()
+        self._threads = []
+        for pipe, buf in ((self.p.stdout, self._out), (self.p.stderr, self._err)):
+            if pipe is None or not drain:
+                continue
+            th = threading.Thread(target=self._drain, args=(pipe, buf), daemon=True)
+            th.start()
+            self._threads.append(th)
+
+    def _drain(self, pipe, buf):
+        try:
+            for chunk in iter(lambda: os.read(pipe.fileno(), 65536), b""):
+                with self._lock:
+                    buf += chunk
+        except (OSError, ValueError):
+            pass
+
+    def _hang(self, why, expect_hang):
+        self.timed_out = True
+        self.hung = "%s: %s; alive then: %s" % (self.what, why,
+                                                "; ".join(self.box.alive()) or "none")
+        if not expect_hang and _tap:
+            _tap.ok(False, "%s: finished in time" % self.what)
+            _tap.diag(self.hung)
 
     def finish(self, timeout=None, expect_hang=False, input=None):
-        """Wait for the command (its output too) at most @timeout seconds.
-        Returns (returncode, stdout, stderr). On a timeout, everything in the
-        box is killed, the pipes are read with a bound, and unless @expect_hang,
-        the current test records a failure naming the command and what was
-        still alive."""
+        """Wait at most @timeout seconds for the command to exit; kill what
+        is left of it either way. Returns (returncode, stdout, stderr)."""
         timeout = TIMEOUT if timeout is None else timeout
-        try:
-            out, err = self.p.communicate(input=input, timeout=timeout)
-        except subprocess.TimeoutExpired:
-            self.timed_out = True
-            alive = self.box.alive()
-            self.box.kill()
+        if input is not None and self.p.stdin:
             try:
-                out, err = self.p.communicate(timeout=10)
-            except subprocess.TimeoutExpired:
-                # Something outside the box holds the pipes: give up on them.
-                self.p.kill()
-                for pipe in (self.p.stdout, self.p.stderr):
-                    if pipe:
-                        pipe.close()
-                self.p.wait(10)
-                out, err = None, None
-            self.hung = "%s: still running after %ds; alive then: %s" % (
-                self.what, timeout, "; ".join(alive) or "none")
-            note = "\n[harness: %s]" % self.hung
-            if isinstance(err, str) or err is None:
-                err = (err or "") + note
-            if not expect_hang and _tap:
-                _tap.ok(False, "%s: finished within %ds" % (self.what, timeout))
-                _tap.diag(self.hung)
+                self.p.stdin.write(input)
+                self.p.stdin.close()
+            except BrokenPipeError:
+                pass
+        try:
+            self.p.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self._hang("still running after %ds" % timeout, expect_hang)
+        return self._end()
+
+    def _end(self):
         left = self.box.close()
         if left and _tap:
             _tap.ok(False, "%s: its processes could be killed" % self.what, left, [])
+        try:
+            self.p.wait(10)
+        except subprocess.TimeoutExpired:
+            pass
+        for th in self._threads:
+            th.join(10)
+        rest = ("", "") if self.text else (b"", b"")
+        if not self._threads and (self.p.stdout or self.p.stderr):
+            try:
+                rest = self.p.communicate(timeout=10)
+            except (subprocess.TimeoutExpired, ValueError):
+                pass
+        for pipe in (self.p.stdin, self.p.stdout, self.p.stderr):
+            if pipe:
+                try:
+                    pipe.close()
+                except OSError:
+                    pass
         reap_orphans()
-        empty = "" if self.p.text_mode else b""
-        return self.p.returncode, empty if out is None else out, empty if err is None else err
+        with self._lock:
+            out, err = bytes(self._out), bytes(self._err)
+        if self.text:
+            out = out.decode(errors="surrogateescape") + (rest[0] or "")
+            err = err.decode(errors="surrogateescape") + (rest[1] or "")
+        else:
+            out, err = out + (rest[0] or b""), err + (rest[1] or b"")
+        if self.hung:
+            err += ("\n[harness: %s]" % self.hung) if self.text else b""
+        return self.p.returncode, out, err
 
 
 class Result:
@@ -367,6 +410,7 @@ class Result:
 def run(cmd, timeout=None, input=None, expect_hang=False, check=False, **kw):
     """subprocess.run() for the tests: bounded, in a Box, output captured (text
     unless text=False). A non-zero exit with @check records a failure."""
+    kw.pop("capture_output", None)        # always captured
     proc = Proc(cmd, stdin=subprocess.PIPE if input is not None else kw.pop("stdin", None), **kw)
     rc, out, err = proc.finish(timeout, expect_hang=expect_hang, input=input)
     if check and rc != 0 and _tap:
@@ -416,28 +460,12 @@ def wait_until(cond, what, timeout=TIMEOUT, every=0.01):
 
 class Tracer(Proc):
     """pgrptrace running in the background (-v added): ready() waits for it
-    to attach, seen() for a needle in its stdout, stop() signals and finishes
-    it. Its stdout and stderr are drained by threads so it never blocks."""
+    to attach, seen() for a needle in its stdout, stop() signals it and
+    finishes it."""
 
     def __init__(self, args, env=None, **kw):
-        import threading
         super().__init__([PGRPTRACE, "-v"] + list(args), what="pgrptrace " + " ".join(args),
-                         env=env, text=False, **kw)
-        self._out = bytearray()
-        self._err = bytearray()
-        self._lock = threading.Lock()
-        self._threads = []
-        for pipe, buf in ((self.p.stdout, self._out), (self.p.stderr, self._err)):
-            if pipe is None:
-                continue
-            th = threading.Thread(target=self._drain, args=(pipe, buf), daemon=True)
-            th.start()
-            self._threads.append(th)
-
-    def _drain(self, pipe, buf):
-        for chunk in iter(lambda: os.read(pipe.fileno(), 65536), b""):
-            with self._lock:
-                buf += chunk
+                         env=env, **kw)
 
     def ready(self, timeout=TIMEOUT):
         return wait_until(lambda: b"loaded and attached" in self._err or self.p.poll() is not None,
@@ -449,36 +477,19 @@ class Tracer(Proc):
                           timeout)
 
     def stop(self, sig=signal.SIGTERM, timeout=30):
-        """Signal the tracer, wait for it with a bound; (rc, out, err) as text,
-        stderr without the -v lines of the start."""
+        """Signal the tracer and wait for it with a bound: (rc, out, err),
+        stderr without the -v lines of its start."""
         if self.p.poll() is None:
             self.p.send_signal(sig)
         try:
             self.p.wait(timeout)
         except subprocess.TimeoutExpired:
-            self.timed_out = True
-            self.hung = "%s: still running %ds after signal %d; alive then: %s" % (
-                self.what, timeout, sig, "; ".join(self.box.alive()) or "none")
-            if _tap:
-                _tap.ok(False, "%s: stopped within %ds" % (self.what, timeout))
-                _tap.diag(self.hung)
-        self.box.close()
-        for th in self._threads:
-            th.join(10)
-        for pipe in (self.p.stdout, self.p.stderr):
-            if pipe:
-                pipe.close()
-        self.p.wait(10)
-        reap_orphans()
-        err = self._err.decode(errors="surrogateescape")
+            self._hang("still running %ds after signal %d" % (timeout, sig), False)
+        rc, out, err = self._end()
         start = err.rfind("loaded and attached")
         if start >= 0:
             err = err[err.find("\n", start) + 1:]
-        return self.p.returncode, self._out.decode(errors="surrogateescape"), err
-
-    def output(self):
-        with self._lock:
-            return bytes(self._out)
+        return rc, out, err
 
 
 def exit_record(pid):

@@ -3,16 +3,15 @@
 """The build and its artefacts: install layout, the man page, header
 dependency tracking, the arm64 BPF object."""
 import os
-import subprocess
 import tempfile
 
-from harness import Tap
+from harness import Tap, run
 
 t = Tap()
 top = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 with tempfile.TemporaryDirectory() as dest:
-    p = subprocess.run(["make", "-s", "-C", top, "install", "DESTDIR=" + dest, "prefix=/opt/pgt"],
+    p = run(["make", "-s", "-C", top, "install", "DESTDIR=" + dest, "prefix=/opt/pgt"],
                        capture_output=True, text=True, timeout=600)
     t.eq(p.returncode, 0, "install: make install succeeds")
     binary = os.path.join(dest, "opt/pgt/sbin/pgrptrace")
@@ -20,7 +19,7 @@ with tempfile.TemporaryDirectory() as dest:
     t.ok(os.access(binary, os.X_OK), "install: binary under DESTDIR/prefix/sbin")
     t.ok(os.path.exists(man), "install: man page under DESTDIR/prefix/share/man/man8")
 
-p = subprocess.run(["man", "--warnings", "-l", os.path.join(top, "docs/pgrptrace.8")],
+p = run(["man", "--warnings", "-l", os.path.join(top, "docs/pgrptrace.8")],
                    capture_output=True, text=True, timeout=60, env=dict(os.environ, MANWIDTH="80"))
 t.eq(p.returncode, 0, "man: renders")
 t.eq(p.stderr, "", "man: no warnings")
@@ -34,7 +33,7 @@ for d in (".output/user/decode.d", ".output/bpf/pgrptrace.bpf.d"):
 
 # The BPF object for arm64 builds here from the committed arm64 vmlinux.h.
 arm = os.path.join(top, ".output-arm64/pgrptrace.bpf.o")
-p = subprocess.run(["make", "-s", "-C", top, "ARCH=arm64", "bpf"], capture_output=True,
+p = run(["make", "-s", "-C", top, "ARCH=arm64", "bpf"], capture_output=True,
                    text=True, timeout=600)
 t.eq((p.returncode, p.stderr.strip()), (0, ""), "arm64: make ARCH=arm64 bpf succeeds")
 with open(arm, "rb") as f:

@@ -83,7 +83,7 @@ check_nothing_left(t, "not root")
 
 # A closed stdout: the reader goes away while events keep coming.
 p = Proc([PGRPTRACE, "--json", "--", "sh", "-c",
-          "i=0; while [ $i -lt 1500 ]; do /bin/true; i=$((i+1)); done"])
+          "i=0; while [ $i -lt 1500 ]; do /bin/true; i=$((i+1)); done"], drain=False)
 first = ""
 if select.select([p.p.stdout], [], [], 30)[0]:
     first = p.p.stdout.readline()
@@ -98,7 +98,8 @@ check_nothing_left(t, "closed stdout")
 # A reader that stops reading (but keeps the pipe open) is noticed.
 rfd, wfd = os.pipe()
 p = Proc([PGRPTRACE, "--json", "--", "sh", "-c",
-          "i=0; while [ $i -lt 400 ]; do /bin/true; i=$((i+1)); done"], stdout=wfd, text=False)
+          "i=0; while [ $i -lt 400 ]; do /bin/true; i=$((i+1)); done"], stdout=wfd, text=False,
+         drain=False)
 os.close(wfd)
 os.set_blocking(p.p.stderr.fileno(), False)
 said = bytearray()

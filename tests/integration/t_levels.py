@@ -9,14 +9,13 @@ every level below the default in `make check` (check-levels)."""
 import gzip
 import json
 import os
-import subprocess
 
-from harness import PGRPTRACE, Tap, check_nothing_left, run_tracer, workload
+from harness import PGRPTRACE, Tap, check_nothing_left, run, run_tracer, workload
 
 t = Tap()
 LEVELS = ["fentry", "tp_btf", "raw_tp", "tracepoint"]
 
-p = subprocess.run([PGRPTRACE, "--check", "--json"], capture_output=True, text=True, timeout=120)
+p = run([PGRPTRACE, "--check", "--json"], capture_output=True, text=True, timeout=120)
 t.eq(p.returncode, 0, "check: exit 0, this machine can trace")
 t.eq(p.stderr, "", "check: nothing on stderr")
 c = json.loads(p.stdout)
@@ -63,7 +62,7 @@ t.ok(all(ev[k]["hook"].startswith("tracepoint/syscalls/") for k in
          "signal causes (kill family)")),
      "check: the syscall events use syscall tracepoints")
 
-text = subprocess.run([PGRPTRACE, "--check"], capture_output=True, text=True, timeout=120)
+text = run([PGRPTRACE, "--check"], capture_output=True, text=True, timeout=120)
 t.eq(text.returncode, 0, "check text: exit 0")
 t.ok("pgrptrace can trace here, with %s hooks." % c["level"] in text.stdout,
      "check text: the verdict names the level", text.stdout[-200:])
@@ -91,7 +90,7 @@ for name in LEVELS:
     t.ok(exits and exits[-1]["exit"]["code"] == 3, "%s: the exit code" % name)
 
 # An unreadable BTF file: --check says so and exits 1.
-p = subprocess.run([PGRPTRACE, "--check", "--btf", "/nonexistent"], capture_output=True,
+p = run([PGRPTRACE, "--check", "--btf", "/nonexistent"], capture_output=True,
                    text=True, timeout=60)
 t.eq(p.returncode, 1, "check: missing BTF file, exit 1")
 t.ok("cannot trace here" in p.stdout and "missing" in p.stdout, "check: and says why",

@@ -8,7 +8,7 @@ import signal
 import subprocess
 import tempfile
 
-from harness import Tap, check_nothing_left, run_tracer, workload
+from harness import Proc, Run, Tap, Tracer, check_nothing_left, exit_record, run_tracer, workload
 
 t = Tap()
 
@@ -97,13 +97,18 @@ if t.ok(len(mine) == 1, "self: the command's exec is reported with -a", len(mine
 
 # -p PID follows an existing process and its descendants only; a process
 # started outside the subtree meanwhile is not reported.
-child = subprocess.Popen(["sh", "-c", "sleep 0.7; %s exit 5; %s exit 6" %
-                          (workload()[0], workload()[0])], start_new_session=True)
-outsider = subprocess.Popen(["sh", "-c", "sleep 0.7; exec %s exit 77" % workload()[0]],
-                            start_new_session=True)
-r = run_tracer(["--json", "-p", str(child.pid), "-d", "3"])
-child.wait()
-outsider.wait()
+# Both wait on stdin until the tracer is attached.
+child = Proc(["sh", "-c", "read go; %s exit 5; %s exit 6" % (workload()[0], workload()[0])],
+             stdin=subprocess.PIPE, stdout=None, stderr=None)
+outsider = Proc(["sh", "-c", "read go; exec %s exit 77" % workload()[0]],
+                stdin=subprocess.PIPE, stdout=None, stderr=None)
+tr = Tracer(["--json", "-p", str(child.pid)])
+tr.ready()
+outsider.finish(30, input="go\n")
+child.finish(30, input="go\n")
+tr.seen(exit_record(child.pid))        # the outsider's exit came before it
+rc, out, err = tr.stop(signal.SIGINT)
+r = Run(rc, out, err, [])
 codes = sorted({e["exit"]["code"] for e in r.of("exit")} - {0, None})
 t.eq(codes, [5, 6], "-p: exits of the descendants seen, the outsider's not")
 subtree = {child.pid}
@@ -117,7 +122,7 @@ for e in r.events:
     else:
         stray.append(p)
 t.eq(stray, [], "-p: every event comes from the subtree")
-t.eq(r.rc, 0, "-p: exit 0 after -d")
+t.eq(r.rc, 0, "-p: exit 0 after SIGINT")
 
 check_nothing_left(t, "lifecycle")
 t.done()

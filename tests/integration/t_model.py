@@ -6,11 +6,9 @@ workload against its expected drawing."""
 import json
 import os
 import signal
-import subprocess
 import tempfile
-import time
 
-from harness import PGRPTRACE, Tap, check_nothing_left, run_tracer, workload
+from harness import PGRPTRACE, Proc, Tap, check_nothing_left, run, run_tracer, wait_until, workload
 
 t = Tap()
 
@@ -51,21 +49,23 @@ if t.ok(f, "thread reparent: workload ran"):
 
 # unshare --pid --fork: an orphan in the namespace goes to its init.
 r = run_tracer(["--json", "--", "unshare", "--pid", "--fork", "sh", "-c",
-                "(sleep 0.3 &); sleep 0.6"])
+                # the subshell's child outlives it; init kills it then
+                "p=$( (sleep 1000 >/dev/null & echo $!) ); kill $p"])
 t.eq(r.rc, 0, "ns init: unshare ran")
 inits = [e["process"]["pid"] for e in r.of("exec") if e["process"]["ns_pid"] == 1]
 ns_ev = [e for e in r.of("reparent") if e["reason"] == "ns_init"]
 if t.ok(inits and ns_ev, "ns init: a reparent to the namespace init",
         [e["reason"] for e in r.of("reparent")]):
     t.eq(ns_ev[0]["new_ppid"], inits[0], "ns init: the new parent is the ns init (host pid)")
-    t.eq(ns_ev[0]["child"]["comm"], "sh", "ns init: the orphan is the subshell's child")
+    t.ok(ns_ev[0]["child"]["comm"] in ("sh", "sleep"), "ns init: the orphan is the subshell's child",
+         ns_ev[0]["child"]["comm"])
     t.ok(ns_ev[0]["new_parent"]["pid"] != 1, "ns init: pids are host pids")
 
 
 # --snapshot of the whole machine against ps, on the processes that did not
 # change while both ran.
 def ps():
-    out = subprocess.run(["ps", "-axo", "pid=,ppid=,pgid=,sid=,tpgid=,stat="],
+    out = run(["ps", "-axo", "pid=,ppid=,pgid=,sid=,tpgid=,stat="],
                          capture_output=True, text=True, check=True).stdout
     rows = {}
     for line in out.splitlines():
@@ -75,7 +75,7 @@ def ps():
 
 
 before = ps()
-p = subprocess.run([PGRPTRACE, "--snapshot", "--json"], capture_output=True, text=True,
+p = run([PGRPTRACE, "--snapshot", "--json"], capture_output=True, text=True,
                    timeout=60)
 after = ps()
 t.eq(p.returncode, 0, "snapshot: exit 0")
@@ -92,26 +92,23 @@ t.ok(len(stable) > 20, "snapshot: ps lists the machine's processes", len(stable)
 t.eq(bad, {}, "snapshot: every stable ps row matches (pid, ppid, pgid, sid, Z, s)")
 
 # --verify against /proc.
-p = subprocess.run([PGRPTRACE, "--verify"], capture_output=True, text=True, timeout=60)
+p = run([PGRPTRACE, "--verify"], capture_output=True, text=True, timeout=60)
 t.eq(p.returncode, 0, "verify: exit 0")
 t.ok(p.stdout.strip().endswith("0 differences"), "verify: no difference", p.stdout[-500:])
 
 # Where iterators do not load, the snapshot comes from /proc, said once.
-p = subprocess.run([PGRPTRACE, "--verify"], capture_output=True, text=True, timeout=60,
+p = run([PGRPTRACE, "--verify"], capture_output=True, text=True, timeout=60,
                    env=dict(os.environ, PGRPTRACE_TEST_NO_ITER="1"))
 t.eq(p.returncode, 0, "no iterator: verify passes from the /proc snapshot")
 t.eq(p.stderr.count("task iterators are not available"), 1, "no iterator: said once on stderr")
 
 # A known workload drawn as a tree.
 facts_path = tempfile.mktemp(prefix="pgt-tree-facts-")
-w = subprocess.Popen(workload("tree"), env=dict(os.environ, PGT_FACTS=facts_path),
-                     start_new_session=True)
-for _ in range(200):
-    if os.path.exists(facts_path) and os.path.getsize(facts_path):
-        break
-    time.sleep(0.05)
+w = Proc(workload("tree"), env=dict(os.environ, PGT_FACTS=facts_path), stdout=None, stderr=None)
+wait_until(lambda: os.path.exists(facts_path) and os.path.getsize(facts_path),
+           "tree: the workload is in place")
 f = json.loads(open(facts_path).read())
-p = subprocess.run([PGRPTRACE, "--snapshot", "--ascii", "-p", str(f["w"])],
+p = run([PGRPTRACE, "--snapshot", "--ascii", "-p", str(f["w"])],
                    capture_output=True, text=True, timeout=60)
 want = """session {w}  leader {w} workload  no tty  uid 0
 |- group {w}
@@ -125,20 +122,20 @@ session {d}  leader {d} workload  no tty  uid 0
    `- {d} workload s  ppid {w}
 """.format(**f)
 t.eq(p.stdout, want, "tree: the expected drawing")
-p = subprocess.run([PGRPTRACE, "--snapshot", "-p", str(f["w"])], capture_output=True, text=True,
+p = run([PGRPTRACE, "--snapshot", "-p", str(f["w"])], capture_output=True, text=True,
                    timeout=60)
 t.eq(p.stdout, want, "tree: ASCII on a pipe")
-p = subprocess.run(["script", "-qec", "%s --snapshot -p %d" % (PGRPTRACE, f["w"]), "/dev/null"],
+p = run(["script", "-qec", "%s --snapshot -p %d" % (PGRPTRACE, f["w"]), "/dev/null"],
                    capture_output=True, text=True, timeout=60,
                    env=dict(os.environ, LC_ALL="C.UTF-8"))
 t.ok("└─ " in p.stdout and "├─ " in p.stdout, "tree: UTF-8 glyphs on a UTF-8 terminal",
      p.stdout[:200])
-p = subprocess.run([PGRPTRACE, "--snapshot", "--session", str(f["d"])], capture_output=True,
+p = run([PGRPTRACE, "--snapshot", "--session", str(f["d"])], capture_output=True,
                    text=True, timeout=60)
 t.eq(p.stdout.splitlines()[0].split()[:2], ["session", str(f["d"])], "tree: --session filter")
 t.eq(len([l for l in p.stdout.splitlines() if l.startswith("session")]), 1,
      "tree: --session shows one session")
-p = subprocess.run([PGRPTRACE, "--tree", "-i", "0.2", "-d", "1", "--ascii", "-p", str(f["w"])],
+p = run([PGRPTRACE, "--tree", "-i", "0.2", "-d", "1", "--ascii", "-p", str(f["w"])],
                    capture_output=True, text=True, timeout=60)
 trees = [x for x in p.stdout.split("\n\n") if x.strip()]
 t.eq(p.returncode, 0, "live tree: exit 0 after -d")
@@ -149,7 +146,7 @@ for k in ("a", "b", "c", "d", "w"):
         os.kill(f[k], signal.SIGKILL)
     except ProcessLookupError:
         pass
-w.wait()
+w.finish(30)
 os.unlink(facts_path)
 
 check_nothing_left(t, "model")
