@@ -202,6 +202,37 @@ static int scenario_setpgid(void)
 	return 0;
 }
 
+/*
+ * Wait until thread @tid of this process is in state @state (/proc's letter),
+ * or with @state 0, gone; polling every millisecond for at most ten seconds.
+ */
+static void wait_thread_state(pid_t tid, char state)
+{
+	struct timespec ms = { 0, 1000000 };
+	char path[64], buf[256], *p;
+	int i, fd;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
+	for (i = 0; i < 10000; i++) {
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0 && errno == ENOENT && !state)
+			return;
+		n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+		if (fd >= 0)
+			close(fd);
+		if (n > 0) {
+			buf[n] = 0;
+			p = strrchr(buf, ')');
+			if (p && p[1] == ' ' && p[2] == state)
+				return;
+		}
+		nanosleep(&ms, NULL);	/* polling a state, bounded */
+	}
+	errno = ETIMEDOUT;
+	die("waiting for a thread's state");
+}
+
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static int threads_left = 3;
 
@@ -209,7 +240,7 @@ static void *worker(void *arg)
 {
 	int last;
 
-	usleep(100000 + 50000 * (long)arg);
+	wait_thread_state(getpid(), 'Z');	/* the leader thread has exited */
 	pthread_mutex_lock(&lock);
 	last = --threads_left == 0;
 	pthread_mutex_unlock(&lock);
@@ -270,18 +301,22 @@ static int scenario_subreaper(void)
 static int scenario_daemonize(void)
 {
 	pid_t a, b;
-	int fds[2];
+	int fds[2], hold[2];
+	char ch;
 
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0))
 		die("prctl");
-	if (pipe(fds))
+	if (pipe(fds) || pipe(hold))
 		die("pipe");
 	a = xfork();
 	if (a == 0) {
 		b = xfork();
 		if (b == 0) {
+			/* Alive until we have been adopted and said so. */
 			close(fds[0]);
-			usleep(300000);
+			close(hold[1]);
+			if (read(hold[0], &ch, 1) < 0)
+				_exit(101);
 			_exit(0);
 		}
 		if (write(fds[1], &b, sizeof(b)) != sizeof(b))
@@ -293,17 +328,25 @@ static int scenario_daemonize(void)
 		die("read");
 	xwait(a);
 	fact("{\"what\":\"daemonize\",\"pid\":%d,\"middle\":%d,\"daemon\":%d}", getpid(), a, b);
+	close(hold[1]);
 	xwait(b);
 	return 0;
 }
 
-static pid_t thread_child;
+static pid_t thread_child, forking_tid;
+static int thread_hold[2];
 
 static void *forking_thread(void *arg)
 {
+	char ch;
+
+	forking_tid = syscall(SYS_gettid);
 	thread_child = xfork();
 	if (thread_child == 0) {
-		usleep(300000);
+		/* Alive until its parent thread is gone. */
+		close(thread_hold[1]);
+		if (read(thread_hold[0], &ch, 1) < 0)
+			_exit(101);
 		_exit(0);
 	}
 	fact("{\"what\":\"thread_reparent\",\"pid\":%d,\"main_tid\":%ld,\"tid\":%ld,"
@@ -316,9 +359,14 @@ static int scenario_thread_reparent(void)
 {
 	pthread_t t;
 
+	if (pipe(thread_hold))
+		die("pipe");
 	if (pthread_create(&t, NULL, forking_thread, (void *)(long)syscall(SYS_gettid)))
 		die("pthread_create");
 	pthread_join(t, NULL);
+	/* join returns at the thread's mm release; the reparent comes later */
+	wait_thread_state(forking_tid, 0);
+	close(thread_hold[1]);
 	xwait(thread_child);
 	return 0;
 }
@@ -328,6 +376,7 @@ static int scenario_tree(void)
 {
 	pid_t a, b, c, d;
 	int fds[2];
+	char ch;
 
 	if (pipe(fds))
 		die("pipe");
@@ -350,9 +399,12 @@ static int scenario_tree(void)
 	d = xfork();
 	if (d == 0) {
 		setsid();
+		if (write(fds[1], "d", 1) != 1)
+			_exit(103);
 		pause();
 	}
-	usleep(100000);
+	if (read(fds[0], &ch, 1) != 1)	/* d leads its session now */
+		die("read");
 	fact("{\"what\":\"tree\",\"w\":%d,\"a\":%d,\"b\":%d,\"c\":%d,\"d\":%d,\"ppid\":%d}",
 	     getpid(), a, b, c, d, getppid());
 	pause();
@@ -376,7 +428,7 @@ static void quiet_point(void)
 	sigemptyset(&set);
 	sigaddset(&set, SIGUSR1);
 	sigprocmask(SIG_BLOCK, &set, NULL);
-	usleep(20000);
+	/* The tracer drains its ring buffer and retries transient states itself. */
 	if (kill(getppid(), SIGUSR1) == 0 && sigtimedwait(&set, NULL, &timeout) < 0)
 		fprintf(stderr, "workload: no answer from the tracer\n");
 	sigprocmask(SIG_UNBLOCK, &set, NULL);
@@ -388,11 +440,11 @@ static void quiet_point(void)
  */
 static int scenario_killgroup(void)
 {
-	int go[2], done[2];
+	int go[2], done[2], ready[2];
 	pid_t s, a, c;
 	char ch;
 
-	if (pipe(go) || pipe(done))
+	if (pipe(go) || pipe(done) || pipe(ready))
 		die("pipe");
 	s = xfork();
 	if (s == 0) {
@@ -404,7 +456,6 @@ static int scenario_killgroup(void)
 		if (setgid(65534) || setuid(65534))
 			_exit(102);
 		kill(0, SIGUSR1);
-		usleep(50000);
 		kill(-getpgrp(), SIGUSR2);
 		_exit(0);
 	}
@@ -416,7 +467,7 @@ static int scenario_killgroup(void)
 		signal(SIGUSR2, on_usr);
 		if (setgid(65534) || setuid(65534))
 			_exit(102);
-		if (read(done[0], &ch, 1) < 0)
+		if (write(ready[1], "r", 1) != 1 || read(done[0], &ch, 1) < 0)
 			_exit(101);
 		_exit(0);
 	}
@@ -428,12 +479,14 @@ static int scenario_killgroup(void)
 		signal(SIGUSR2, on_usr);
 		if (setgid(65533) || setuid(65533))	/* another uid: refused */
 			_exit(102);
-		if (read(done[0], &ch, 1) < 0)
+		if (write(ready[1], "r", 1) != 1 || read(done[0], &ch, 1) < 0)
 			_exit(101);
 		_exit(0);
 	}
 	setpgid(c, s);
-	usleep(100000);
+	/* Both have their handlers and their uid. */
+	if (read(ready[0], &ch, 1) != 1 || read(ready[0], &ch, 1) != 1)
+		die("read");
 	fact("{\"what\":\"killgroup\",\"sender\":%d,\"member\":%d,\"other_uid\":%d,"
 	     "\"pgid\":%d}", s, a, c, s);
 	if (write(go[1], "x", 1) != 1)
@@ -469,8 +522,7 @@ static int scenario_killall_ns(void)
 		}
 		sender = xfork();
 		if (sender == 0) {
-			usleep(100000);
-			kill(-1, SIGTERM);
+			kill(-1, SIGTERM);	/* v1 and v2 exist: fork returned */
 			_exit(0);
 		}
 		xwait(sender);
@@ -719,7 +771,7 @@ static int scenario_hang(void)
 static int scenario_storm(void)
 {
 	pid_t kept[64];
-	int i, n = 0;
+	int i, n = 0, reaped = 0;
 	pid_t p;
 
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0))
@@ -736,11 +788,14 @@ static int scenario_storm(void)
 		if (i % 40 == 0)
 			kept[n++] = p;
 		while (waitpid(-1, NULL, WNOHANG) > 0)
-			;
+			reaped++;
 	}
-	usleep(200000);
-	while (waitpid(-1, NULL, WNOHANG) > 0)
-		;
+	/* Every child but the kept ones exits at once: reap them all. */
+	while (reaped < 2000 - n) {
+		if (waitpid(-1, NULL, 0) < 0)
+			die("waitpid");
+		reaped++;
+	}
 	fact("{\"what\":\"storm\",\"kept\":%d}", n);
 	quiet_point();
 	for (i = 0; i < n; i++)

@@ -595,8 +595,19 @@ void model__confirm_reparents(struct model *m, __u64 now_ns, __u64 age_ns)
 			m->predicted[kept++] = m->predicted[i];
 			continue;
 		}
-		if (procfs__read_stat((pid_t)p->pid, &st) == 0 && (__u32)st.ppid != p->ppid &&
-		    st.ppid > 0) {
+		if (procfs__read_stat((pid_t)p->pid, &st))
+			st.ppid = 0;
+		/*
+		 * /proc still names the exiting parent: the kernel has not
+		 * reparented yet (the prediction comes from sched_process_exit,
+		 * before exit_notify). Ask again later.
+		 */
+		if (st.ppid > 0 && (__u32)st.ppid == p->adopted_from &&
+		    p->adopted_from != p->predicted_ppid) {
+			m->predicted[kept++] = m->predicted[i];
+			continue;
+		}
+		if ((__u32)st.ppid != p->ppid && st.ppid > 0) {
 			note(m, NOTE_REPARENT_MISMATCH, p->pid, p->predicted_ppid, (__u32)st.ppid);
 			p->ppid = (__u32)st.ppid;
 			m->generation++;
