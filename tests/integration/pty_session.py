@@ -41,8 +41,8 @@ def read_until(fd, marker, timeout=10.0):
 
 def quiet_point():
     """Let the tracer compare its model with /proc, and wait for it: only
-    under `pgrptrace --verify` (PGT_QUIET_POINTS=1), which answers."""
-    time.sleep(0.2)
+    under `pgrptrace --verify` (PGT_QUIET_POINTS=1), which answers. The
+    tracer drains its ring buffer and retries transient states itself."""
     if not os.environ.get("PGT_QUIET_POINTS"):
         return
     signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGUSR1])
@@ -85,6 +85,21 @@ def job_pids(name, want=1, timeout=5.0):
         time.sleep(0.02)
 
 
+def wait_foreground(pid, timeout=10.0):
+    """Until the process group of `pid` is the terminal's foreground group."""
+    end = time.time() + timeout
+    while time.time() < end:
+        try:
+            with open("/proc/%d/stat" % pid) as f:
+                rest = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            return False
+        if rest[2] == rest[5]:          # pgrp == tpgid
+            return True
+        time.sleep(0.01)            # polling a state, bounded
+    return False
+
+
 def job_pids_any(name):
     """Our descendants (by now adopted by us) running `name`."""
     return children_named(name, os.getpid())
@@ -104,7 +119,8 @@ def cmd(line, wait=b"PGT$ "):
 
 
 if len(sys.argv) > 1 and sys.argv[1] == "clean":
-    # Jobs, fg and a pipeline, then a clean logout: nothing escapes.
+    # Jobs, fg and a pipeline, then a clean logout: nothing escapes. The
+    # sleeps are the jobs' own short lives; nothing here waits on them by time.
     cmd(b"sleep 0.3 &\n")
     cmd(b"fg\n")
     cmd(b"sleep 0.2 | cat\n")
@@ -118,7 +134,9 @@ if len(sys.argv) > 1 and sys.argv[1] == "nohup":
     fact(what="nohup", pids=job_pids("sleep"))
     os.write(fd, b"exit\n")
     os.waitpid(bash, 0)
-    time.sleep(1.6)                # past the tracer's grace period
+    # Not a wait for a state: what is tested is a duration, a job outliving
+    # its login by more than the tracer's grace period (1 s).
+    time.sleep(1.6)
     for pid in job_pids_any("sleep"):
         os.kill(pid, signal.SIGKILL)
     while True:
@@ -133,7 +151,7 @@ fact(what="bg_job", pid=job[0] if job else 0)
 show_tree("a background job")
 quiet_point()
 os.write(fd, b"fg\n")
-time.sleep(0.5)
+wait_foreground(job[0] if job else bash)
 quiet_point()                      # the job holds the terminal
 os.write(fd, b"\x1a")              # ^Z
 read_until(fd, b"PGT$ ")
@@ -142,12 +160,13 @@ quiet_point()
 cmd(b"bg\n")
 cmd(b"echo resumed\n")
 os.write(fd, b"fg\n")
-time.sleep(0.5)
+wait_foreground(job[0] if job else bash)
 os.write(fd, b"\x03")              # ^C
 read_until(fd, b"PGT$ ")
 os.write(fd, b"sleep 60 | sleep 61\n")
-time.sleep(0.5)
 pipeline = job_pids("sleep", 2)
+for pid in pipeline:
+    wait_foreground(pid)
 fact(what="pipeline", pids=pipeline)
 quiet_point()
 os.write(fd, b"\x03")              # ^C to both
@@ -157,8 +176,7 @@ fact(what="survivor", pids=job_pids("sleep"))
 show_tree("before the hangup")
 quiet_point()
 os.close(fd)                       # the terminal goes away: hangup
-time.sleep(0.5)
-while True:
+while True:                        # until bash and its jobs are gone
     try:
         pid, _ = os.waitpid(-1, 0)
     except ChildProcessError:

@@ -91,7 +91,10 @@ try:
               "nohup sleep 3 >/dev/null 2>&1 & "
               "echo job=$!; "
               "echo login=$$ auid=$(cat /proc/self/loginuid) ses=$(cat /proc/self/sessionid) "
-              "tty=$(tty); sleep 0.3; exit")
+              "tty=$(tty); "
+              # until the escaped sleep has exec'd (polled), then log out
+              "i=0; until [ $(pgrep -cxf 'sleep 3') -ge 2 ] || [ $((i+=1)) -gt 500 ]; do sleep 0.01; done; "
+              "exit")
     c = subprocess.run(["ssh", "-tt", "-i", os.path.join(d, "user"), "-p", str(port),
                         "-o", "BatchMode=yes", "-o", "StrictHostKeyChecking=no",
                         "-o", "UserKnownHostsFile=/dev/null", "-o", "LogLevel=ERROR",
@@ -106,7 +109,9 @@ try:
         skip("ssh login failed (rc %d): %s" % (c.returncode, (c.stderr + c.stdout).strip()[:300]))
     fact(what="login", pid=int(kv["login"]), job=int(kv["job"]), auid=int(kv["auid"]),
          ses=int(kv["ses"]), tty=kv["tty"])
-    time.sleep(1.5)          # the jobs outlive the login by more than a second
+    # Not a wait for a state: what is tested is a duration, the jobs (sleep 3)
+    # outliving the login by more than the tracer's grace period (1 s).
+    time.sleep(1.5)
 finally:
     for pid in os.listdir("/proc"):      # the escaped sleeps came back to us
         try:
