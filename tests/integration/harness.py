@@ -186,10 +186,11 @@ _box_seq = 0
 
 class Box:
     """Everything one command starts, whatever session, group or parent it
-    moves to: a cgroup v2 of its own beside this process's (emptied with
-    cgroup.kill), or where no cgroup2 can be made, the processes whose
-    environment carries PGT_BOX=<tag> (a process that clears its environment,
-    as sshd's children do, escapes that fallback)."""
+    moves to: the members of a cgroup v2 of its own, a child of this
+    process's (emptied with cgroup.kill), and the processes whose environment
+    carries the box's tag in PGT_BOX. With no writable cgroup2 the tag alone
+    finds them, and a process that clears its environment (as sshd's
+    children do) escapes it."""
 
     def __init__(self, what):
         global _box_seq
@@ -208,35 +209,44 @@ class Box:
         _boxes.append(self)
 
     def enter(self):
-        """Run in the child between fork and exec."""
+        """Run in the child between fork and exec. A cgroup that refuses the
+        move leaves the environment tag to find the process."""
         if self.path:
-            with open(os.path.join(self.path, "cgroup.procs"), "w") as f:
-                f.write("0")
+            try:
+                with open(os.path.join(self.path, "cgroup.procs"), "w") as f:
+                    f.write("0")
+            except OSError:
+                pass
 
     def environ(self, env):
         env = dict(os.environ if env is None else env)
-        env["PGT_BOX"] = self.tag
+        outer = env.get("PGT_BOX")          # a box inside a box carries both tags
+        env["PGT_BOX"] = outer + ":" + self.tag if outer else self.tag
         return env
 
     def pids(self):
+        """The box's processes: its cgroup's, and those carrying its tag."""
+        found = []
         if self.path:
             try:
                 with open(os.path.join(self.path, "cgroup.procs")) as f:
-                    return sorted({int(l) for l in f if l.strip()})
+                    found = [int(l) for l in f if l.strip()]
             except OSError:
-                return []
-        mark = ("PGT_BOX=%s" % self.tag).encode()
-        found = []
+                pass
+        tag = self.tag.encode()
         for d in os.listdir("/proc"):
             if not d.isdigit() or int(d) == os.getpid():
                 continue
             try:
                 with open("/proc/%s/environ" % d, "rb") as f:
-                    if mark in f.read().split(b"\0"):
-                        found.append(int(d))
+                    env = f.read().split(b"\0")
             except OSError:
-                pass
-        return sorted(found)
+                continue
+            for var in env:
+                if var.startswith(b"PGT_BOX=") and tag in var[8:].split(b":"):
+                    found.append(int(d))
+                    break
+        return sorted(set(found))
 
     def alive(self):
         """What is still running in the box, as 'pid comm (state, sid)'."""
