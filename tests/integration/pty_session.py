@@ -6,7 +6,8 @@ and ^C, then the terminal goes away (the master is closed).
 
 Run as the command of `pgrptrace --verify`: at quiet points it asks its parent
 (the tracer) to check the model against /proc. It writes what it did (pids
-of bash and the jobs) as JSON lines to $PGT_FACTS."""
+of bash and the jobs) as JSON lines to $PGT_FACTS. Its blocking waits are
+bounded by the harness, which runs it in a box with a timeout."""
 import ctypes
 import json
 import os
@@ -55,7 +56,7 @@ def show_tree(label):
     tracer = os.environ.get("PGT_SHOW_TREE")
     if tracer:
         tree = subprocess.run([tracer, "--snapshot", "--session", str(bash)],
-                              capture_output=True, text=True).stdout
+                              capture_output=True, text=True, timeout=60).stdout
         sys.stderr.write("--- %s\n%s" % (label, tree))
 
 

@@ -126,5 +126,5 @@ finally:
         sshd.wait(10)
     except subprocess.TimeoutExpired:
         sshd.kill()
-        sshd.wait()
+        sshd.wait(10)
     shutil.rmtree(d, ignore_errors=True)
