@@ -14,10 +14,11 @@ TEST_LIBS	:= $(shell $(PKG_CONFIG) --libs cmocka jansson 2>/dev/null || echo -lc
 PROVE		?= prove -f -o
 # Every prove run is a pass with a wall-clock budget: tests/run-test runs each
 # file in a cgroup of its own and, once the budget is spent, kills all it
-# started and bails out naming the file. `timeout` is the backstop.
+# started and bails out naming the file. `timeout` is the backstop: its
+# SIGTERM makes run-test and the tests empty their boxes, SIGKILL follows.
 PASS_BUDGET	?= 900
 RUN_PASS	= PGT_DEADLINE=$$(( $$(date +%s) + $(PASS_BUDGET) )) PGT_BUDGET=$(PASS_BUDGET) \
-		  PGT_PASS=$(1) timeout $$(( $(PASS_BUDGET) + 120 )) \
+		  PGT_PASS=$(1) timeout -k 30 $$(( $(PASS_BUDGET) + 120 )) \
 		  $(PROVE) --exec $(CURDIR)/tests/run-test
 
 $(OUTPUT)/tests/test_%: tests/unit/test_%.c $(LIB_OBJS) | $(OUTPUT)/tests

@@ -70,15 +70,43 @@ def become_subreaper():
         raise OSError(ctypes.get_errno(), "prctl(PR_SET_CHILD_SUBREAPER)")
 
 
-def reap_orphans():
-    """Collect any orphan that was reparented to us."""
-    while True:
+_live = set()           # pids of our Popens not yet waited for: never reaped here
+
+
+def _children():
+    """This process's children, from every thread's children file, or (with
+    no CONFIG_PROC_CHILDREN) from /proc."""
+    me = os.getpid()
+    kids = set()
+    try:
+        for tid in os.listdir("/proc/%d/task" % me):
+            with open("/proc/%d/task/%s/children" % (me, tid)) as f:
+                kids.update(int(x) for x in f.read().split())
+        return kids
+    except FileNotFoundError:
+        pass
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
         try:
-            pid, _ = os.waitpid(-1, os.WNOHANG)
+            with open("/proc/%s/stat" % d) as f:
+                st = f.read()
+        except OSError:
+            continue
+        if int(st[st.rindex(")") + 2:].split()[1]) == me:
+            kids.add(int(d))
+    return kids
+
+
+def reap_orphans():
+    """Collect the orphans that were reparented to us and have exited. A
+    child that a Popen still waits for is left to it, so that its exit
+    status is never lost."""
+    for pid in _children() - _live:
+        try:
+            os.waitpid(pid, os.WNOHANG)
         except ChildProcessError:
-            return
-        if pid == 0:
-            return
+            pass
 
 
 _tap = None
@@ -91,6 +119,7 @@ class Tap:
         self.failed = 0
         self.skipped = 0
         become_subreaper()
+        exit_on_signals()
         _tap = self
 
     def ok(self, cond, name, got=None, want=None):
@@ -198,6 +227,7 @@ class Box:
         self.what = what
         self.tag = "%d.%d" % (os.getpid(), _box_seq)
         self.path = None
+        self.by_tag = True
         home = _cgroup2_home()
         if home:
             path = os.path.join(home, "pgt-box-" + self.tag)
@@ -224,15 +254,25 @@ class Box:
         env["PGT_BOX"] = outer + ":" + self.tag if outer else self.tag
         return env
 
-    def pids(self):
-        """The box's processes: its cgroup's, and those carrying its tag."""
+    def cgroup_pids(self):
+        """The processes of the box's cgroup and of the cgroups below it (a
+        box inside a box is a cgroup inside a cgroup)."""
         found = []
-        if self.path:
+        for top, _, _ in os.walk(self.path) if self.path else ():
             try:
-                with open(os.path.join(self.path, "cgroup.procs")) as f:
-                    found = [int(l) for l in f if l.strip()]
+                with open(os.path.join(top, "cgroup.procs")) as f:
+                    found += [int(l) for l in f if l.strip()]
             except OSError:
                 pass
+        return found
+
+    def pids(self):
+        """The box's processes: its cgroup's and, unless every process is
+        known to have entered the cgroup, those carrying its tag (reading
+        every process's environment is the slow way)."""
+        found = self.cgroup_pids()
+        if not self.by_tag:
+            return sorted(set(found))
         tag = self.tag.encode()
         for d in os.listdir("/proc"):
             if not d.isdigit() or int(d) == os.getpid():
@@ -247,6 +287,13 @@ class Box:
                     found.append(int(d))
                     break
         return sorted(set(found))
+
+    def entered(self, pid):
+        """Called once @pid, the box's first process, has exec'd: if it is
+        in the cgroup, so is everything it starts, and the tag is not
+        needed to find them."""
+        if pid in self.cgroup_pids():
+            self.by_tag = False
 
     def alive(self):
         """What is still running in the box, as 'pid comm (state, sid)'."""
@@ -271,15 +318,16 @@ class Box:
             pids = self.pids()
             if not pids:
                 break
+            rest = pids
             if killer and os.path.exists(killer):
                 with open(killer, "w") as f:
                     f.write("1")
-            else:
-                for pid in pids:
-                    try:
-                        os.kill(pid, signal.SIGKILL)
-                    except ProcessLookupError:
-                        pass
+                rest = set(pids) - set(self.cgroup_pids())
+            for pid in rest:            # found by the tag alone
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
             reap_orphans()
             if time.monotonic() > deadline:
                 return self.alive()
@@ -297,6 +345,15 @@ class Box:
         if self in _boxes:
             _boxes.remove(self)
         return left
+
+
+def exit_on_signals():
+    """SIGTERM and SIGHUP (from timeout(1), make or a closed terminal) end the
+    program through SystemExit, so that atexit still empties the boxes."""
+    def _exit(sig, _frame):
+        raise SystemExit(128 + sig)
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, _exit)
 
 
 @atexit.register
@@ -327,6 +384,8 @@ class Proc:
                                   start_new_session=new_session,
                                   preexec_fn=self.box.enter, **kw)
         self.pid = self.p.pid
+        _live.add(self.pid)
+        self.box.entered(self.pid)
         self.timed_out = False
         self.hung = ""
         self._out = bytearray()
@@ -380,6 +439,7 @@ class Proc:
             self.p.wait(10)
         except subprocess.TimeoutExpired:
             pass
+        _live.discard(self.pid)
         for th in self._threads:
             th.join(10)
         rest = ("", "") if self.text else (b"", b"")

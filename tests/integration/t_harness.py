@@ -76,14 +76,47 @@ try:
 except (OSError, ValueError):
     pid = 0
 t.ok(pid and gone(pid), "budget: the test's escaped child is dead", pid)
-for p in (hang_test, hang_test + ".pid"):
+# Exit statuses are the commands' own, even while orphans are being reaped:
+# a command that exits 3 beside a reaped orphan, and one killed at its bound.
+slow = harness.Proc(["sh", "-c", "read x; exit 3"], stdin=harness.subprocess.PIPE)
+r = run(["sh", "-c", "sh -c 'exit 0' & exit 0"])     # leaves an orphan to reap
+harness.reap_orphans()
+rc, _, _ = slow.finish(input="go\n")
+t.eq(rc, 3, "status: a command's exit status survives the reaping of orphans")
+r = run(["sleep", "1000"], timeout=1, expect_hang=True)
+t.eq(r.returncode, -9, "status: a command killed at its bound reports SIGKILL")
+
+# timeout(1)'s SIGTERM to run-test: the test and what it started are killed.
+env = dict(os.environ, PGT_DEADLINE=str(time.time() + 300), PGT_BUDGET="300",
+           PGT_PASS="selftest")
+for p in (hang_test + ".pid",):
     if os.path.exists(p):
         os.unlink(p)
+rt = harness.Proc([os.path.join(os.path.dirname(here), "run-test"), hang_test], env=env)
+harness.wait_until(lambda: os.path.exists(hang_test + ".pid") and
+                   os.path.getsize(hang_test + ".pid") > 0, "sigterm: the test started")
+try:
+    with open(hang_test + ".pid") as fh:
+        pid = int(fh.read())
+except (OSError, ValueError):
+    pid = 0
+rt.p.send_signal(harness.signal.SIGTERM)
+try:
+    rc = rt.p.wait(30)
+except harness.subprocess.TimeoutExpired:
+    rc = None
+t.eq(rc, 128 + harness.signal.SIGTERM, "sigterm: run-test exits as told")
+t.ok(pid and harness.wait_until(lambda: gone(pid), "sigterm: the escaped child killed", 10),
+     "sigterm: run-test killed the test's escaped child on its way out", pid)
+rt.finish()
 
 # A budget already spent: the file does not even start.
 env["PGT_DEADLINE"] = str(time.time() - 1)
 r = run([os.path.join(os.path.dirname(here), "run-test"), hang_test], env=env, timeout=30)
 t.ok(r.returncode == 1 and r.stdout.startswith("Bail out!"),
      "budget: a spent budget bails out before the next file", r.stdout)
+for p in (hang_test, hang_test + ".pid"):
+    if os.path.exists(p):
+        os.unlink(p)
 sys.stdout.flush()
 t.done()
