@@ -235,16 +235,23 @@ static void wait_thread_state(pid_t tid, char state)
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static int threads_left = 3;
+static pid_t worker_tid[3];
 
 static void *worker(void *arg)
 {
-	int last;
+	int last, i;
 
+	worker_tid[(long)arg] = syscall(SYS_gettid);
 	wait_thread_state(getpid(), 'Z');	/* the leader thread has exited */
 	pthread_mutex_lock(&lock);
 	last = --threads_left == 0;
 	pthread_mutex_unlock(&lock);
 	if (last) {
+		/* The others are on their way out: exit_group() now could
+		 * overtake them and leave one of them the last to die. */
+		for (i = 0; i < 3; i++)
+			if (worker_tid[i] != worker_tid[(long)arg])
+				wait_thread_state(worker_tid[i], 0);
 		fact("{\"what\":\"last_thread\",\"pid\":%d,\"tid\":%ld}", getpid(),
 		     (long)syscall(SYS_gettid));
 		exit(9);
@@ -697,6 +704,9 @@ static int scenario_orphan(void)
 				sigprocmask(SIG_BLOCK, &set, NULL);
 				j = xfork();
 				if (j == 0) {
+					/* Default dispositions, even under nohup. */
+					signal(SIGHUP, SIG_DFL);
+					signal(SIGCONT, SIG_DFL);
 					sigprocmask(SIG_UNBLOCK, &set, NULL);
 					raise(SIGSTOP);
 					_exit(0);

@@ -581,6 +581,9 @@ void model__snapshot_done(struct model *m)
 	}
 }
 
+/* How long a reparent may wait for the kernel to catch up with it. */
+#define REPARENT_PENDING_NS	1000000000ULL
+
 void model__confirm_reparents(struct model *m, __u64 now_ns, __u64 age_ns)
 {
 	unsigned int i, kept = 0;
@@ -600,10 +603,13 @@ void model__confirm_reparents(struct model *m, __u64 now_ns, __u64 age_ns)
 		/*
 		 * /proc still names the exiting parent: the kernel has not
 		 * reparented yet (the prediction comes from sched_process_exit,
-		 * before exit_notify). Ask again later.
+		 * before exit_notify). Ask again later, for a while: a parent
+		 * that still names itself after REPARENT_PENDING_NS did not die
+		 * (the BPF side saw only some of its threads), and /proc wins.
 		 */
 		if (st.ppid > 0 && (__u32)st.ppid == p->adopted_from &&
-		    p->adopted_from != p->predicted_ppid) {
+		    p->adopted_from != p->predicted_ppid &&
+		    (!now_ns || now_ns - p->updated_ns < REPARENT_PENDING_NS)) {
 			m->predicted[kept++] = m->predicted[i];
 			continue;
 		}

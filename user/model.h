@@ -133,7 +133,9 @@ void model__resync_begin(struct model *m);
 /*
  * A reparent is predicted just before the kernel does it; a subreaper can
  * exit or change in between. Confirm predictions older than @age_ns against
- * /proc (the child's ppid now), correcting and noting any mismatch.
+ * /proc (the child's ppid now), correcting and noting any mismatch. While
+ * /proc still names the exiting parent the prediction stays pending, for at
+ * most a second after the child's last event (@now_ns 0: no time limit).
  */
 void model__confirm_reparents(struct model *m, __u64 now_ns, __u64 age_ns);
 

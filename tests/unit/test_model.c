@@ -4,6 +4,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <cmocka.h>
 #include "model.h"
 #include "tree.h"
@@ -23,7 +25,7 @@ static struct pgt_proc ctx(__u32 pid, __u32 ppid, __u32 pgid, __u32 sid, __u64 s
 	p.auid = p.ses = PGT_ID_UNSET;
 	if (pid == sid)
 		p.flags |= PGT_F_SESSION_LEADER;
-	strncpy(p.comm, comm, sizeof(p.comm));
+	strncpy(p.comm, comm, sizeof(p.comm) - 1);
 	return p;
 }
 
@@ -187,6 +189,48 @@ static void test_reparent_mismatch_is_corrected(void **state)
 	model__free(m);
 }
 
+/*
+ * A prediction that /proc contradicts by still naming the old parent waits
+ * for the kernel (exit_notify comes after the exit event), but not forever:
+ * a parent that never died (the BPF side saw only some of its threads) is
+ * believed after a second. The child here is real: /proc is read.
+ */
+static void test_reparent_pending_then_proc_wins(void **state)
+{
+	struct model *m = base();
+	__u32 me = (__u32)getpid(), kid;
+	struct mproc *c;
+	int fds[2];
+	char ch;
+
+	assert_int_equal(pipe(fds), 0);
+	kid = (__u32)fork();
+	if (kid == 0) {
+		close(fds[1]);
+		_exit(read(fds[0], &ch, 1) < 0);
+	}
+	mismatches = 0;
+	model__set_note_fn(m, count_note, NULL);
+	fork_(m, ctx(me, 100, me, 100, 30, "test"), ctx(kid, me, me, 100, 40, "kid"));
+	reparent(m, ctx(me, 100, me, 100, 30, "test"), kid, 40, 100, PGT_REAPER_SUBREAPER);
+	c = model__find(m, kid);
+	assert_int_equal(c->ppid, 100);
+	/* On the next tick, and at a verify: /proc names the parent, still pending. */
+	model__confirm_reparents(m, c->updated_ns + 500000000ULL, 0);
+	model__confirm_reparents(m, 0, 0);
+	assert_int_equal(c->predicted_ppid, 100);
+	assert_int_equal(mismatches, 0);
+	/* A second on, /proc wins. */
+	model__confirm_reparents(m, c->updated_ns + 1500000000ULL, 0);
+	assert_int_equal(c->predicted_ppid, 0);
+	assert_int_equal(c->ppid, me);
+	assert_int_equal(mismatches, 1);
+	close(fds[1]);
+	assert_int_equal(waitpid((pid_t)kid, NULL, 0), (pid_t)kid);
+	close(fds[0]);
+	model__free(m);
+}
+
 static void test_zombies_stay_in_group(void **state)
 {
 	struct model *m = base();
@@ -325,6 +369,7 @@ int main(void)
 		cmocka_unit_test(test_pid_reuse),
 		cmocka_unit_test(test_reparent_subreaper_and_init),
 		cmocka_unit_test(test_reparent_mismatch_is_corrected),
+		cmocka_unit_test(test_reparent_pending_then_proc_wins),
 		cmocka_unit_test(test_zombies_stay_in_group),
 		cmocka_unit_test(test_leader_exits_group_lives),
 		cmocka_unit_test(test_setpgid_to_existing_group),
