@@ -420,11 +420,15 @@ class Proc:
         is left of it either way. Returns (returncode, stdout, stderr)."""
         timeout = TIMEOUT if timeout is None else timeout
         if input is not None and self.p.stdin:
-            try:
-                self.p.stdin.write(input)
-                self.p.stdin.close()
-            except BrokenPipeError:
-                pass
+            import threading
+
+            def feed():     # a command that never reads must not block us
+                try:
+                    self.p.stdin.write(input)
+                    self.p.stdin.close()
+                except (BrokenPipeError, ValueError, OSError):
+                    pass
+            threading.Thread(target=feed, daemon=True).start()
         try:
             self.p.wait(timeout)
         except subprocess.TimeoutExpired:
@@ -442,6 +446,7 @@ class Proc:
         _live.discard(self.pid)
         for th in self._threads:
             th.join(10)
+        busy = [th for th in self._threads if th.is_alive()]
         rest = ("", "") if self.text else (b"", b"")
         if not self._threads and (self.p.stdout or self.p.stderr):
             try:
@@ -449,7 +454,9 @@ class Proc:
             except (subprocess.TimeoutExpired, ValueError):
                 pass
         for pipe in (self.p.stdin, self.p.stdout, self.p.stderr):
-            if pipe:
+            # A pipe still being read (held by something unkillable) stays
+            # open: closing it under the reader could hand it a reused fd.
+            if pipe and not (busy and pipe is not self.p.stdin):
                 try:
                     pipe.close()
                 except OSError:
@@ -501,8 +508,14 @@ def run_tracer(args, env=None, timeout=TIMEOUT, cwd=None, stdin=None, expect_han
                                       for a in args])[:160]
     proc = Proc([PGRPTRACE] + args, what=what, env=full_env, stdin=stdin, cwd=cwd)
     rc, out, err = proc.finish(timeout, expect_hang=expect_hang)
+    facts = []
     with open(facts_path) as f:
-        facts = [json.loads(line) for line in f if line.strip()]
+        for line in f:
+            try:
+                facts.append(json.loads(line))
+            except ValueError:          # cut off by a kill, or garbage
+                if line.strip() and _tap:
+                    _tap.diag("%s: a fact that is not JSON: %r" % (what, line[:200]))
     os.unlink(facts_path)
     r = Run(rc, out, err, facts)
     r.timed_out = proc.timed_out
@@ -538,8 +551,12 @@ class Tracer(Proc):
                          env=env, **kw)
 
     def ready(self, timeout=TIMEOUT):
-        return wait_until(lambda: b"loaded and attached" in self._err or self.p.poll() is not None,
-                          "%s: attached" % self.what, timeout) and self.p.poll() is None
+        up = wait_until(lambda: b"loaded and attached" in self._err or self.p.poll() is not None,
+                        "%s: attached" % self.what, timeout) and self.p.poll() is None
+        if not up and self.p.poll() is not None and _tap:
+            _tap.ok(False, "%s: still running once attached" % self.what,
+                    (self.p.returncode, bytes(self._err[-300:])), "running")
+        return up
 
     def seen(self, needle, timeout=TIMEOUT):
         needle = needle.encode() if isinstance(needle, str) else needle

@@ -94,10 +94,12 @@ def wait_foreground(pid, timeout=10.0):
             with open("/proc/%d/stat" % pid) as f:
                 rest = f.read().rsplit(")", 1)[1].split()
         except OSError:
+            fact(what="stall", wait="%d, gone before it took the terminal" % pid)
             return False
         if rest[2] == rest[5]:          # pgrp == tpgid
             return True
         time.sleep(0.01)            # polling a state, bounded
+    fact(what="stall", wait="the foreground group of %d" % pid)     # t_pty fails on it
     return False
 
 

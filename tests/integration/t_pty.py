@@ -27,6 +27,7 @@ checks = [l for l in r.out.splitlines() if l.startswith("verify: ")]
 t.eq(r.rc, 0, "pty: the session ran to its end")
 if r.rc:
     t.diag(r.err[-800:])
+t.eq(r.fact("stall"), [], "pty: every wait of the session reached its state")
 t.eq(len([c for c in checks if "processes" in c]), 7, "pty: seven quiet points")
 t.eq([c for c in checks if not c.endswith(" 0 differences")], [],
      "pty: ttys, foreground groups and groups equal /proc at every quiet point")
