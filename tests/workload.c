@@ -259,6 +259,56 @@ static void *worker(void *arg)
 	return NULL;
 }
 
+/*
+ * A dead child adopted: c exits, and its parent p exits before reaping it,
+ * so the zombie c is reparented to us (a subreaper). It escapes nothing.
+ */
+static int scenario_zombie_orphan(void)
+{
+	siginfo_t si;
+	pid_t p, c;
+
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0))
+		die("prctl");
+	p = xfork();
+	if (p == 0) {
+		c = xfork();
+		if (c == 0)
+			_exit(0);
+		/* Until c is a zombie, without reaping it. */
+		if (waitid(P_PID, c, &si, WEXITED | WNOWAIT))
+			_exit(101);
+		fact("{\"what\":\"zombie_orphan\",\"parent\":%d,\"pid\":%d}", getpid(), c);
+		_exit(0);
+	}
+	xwait(p);
+	while (wait(NULL) > 0)	/* c, adopted */
+		;
+	return 0;
+}
+
+/*
+ * A child leaves the group it was born into, comes back, and does it again,
+ * @n times: one escape, the first time.
+ */
+static int scenario_homegroup(int n)
+{
+	pid_t home = getpgrp(), c;
+	int i;
+
+	c = xfork();
+	if (c == 0) {
+		for (i = 0; i < n; i++)
+			if (setpgid(0, 0) || setpgid(0, home))
+				die("setpgid");
+		fact("{\"what\":\"homegroup\",\"pid\":%d,\"home\":%d,\"moves\":%d}",
+		     getpid(), home, 2 * n);
+		_exit(0);
+	}
+	i = xwait(c);
+	return WIFEXITED(i) ? WEXITSTATUS(i) : 1;
+}
+
 /* The leader thread exits first; the process ends with its last thread. */
 static int scenario_threads(void)
 {
@@ -864,6 +914,10 @@ int main(int argc, char **argv)
 		return scenario_setpgid();
 	if (argc == 2 && !strcmp(argv[1], "threads"))
 		return scenario_threads();
+	if (argc == 2 && !strcmp(argv[1], "zombie_orphan"))
+		return scenario_zombie_orphan();
+	if (argc == 3 && !strcmp(argv[1], "homegroup"))
+		return scenario_homegroup(atoi(argv[2]));
 	if (argc == 2 && !strcmp(argv[1], "thread_exec"))
 		return scenario_thread_exec();
 	if (argc == 2 && !strcmp(argv[1], "subreaper"))
@@ -903,6 +957,7 @@ int main(int argc, char **argv)
 	}
 
 	fprintf(stderr, "usage: workload exit N | raise SIG | signals | setsid | setpgid | "
-			"threads | thread_exec | subreaper | daemonize | thread_reparent | tree\n");
+			"threads | thread_exec | subreaper | daemonize | thread_reparent | tree | "
+			"zombie_orphan | homegroup N | ...\n");
 	return 2;
 }

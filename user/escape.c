@@ -8,13 +8,16 @@
 /* An orphan this young when its parent died was double-forked away. */
 #define DAEMONIZE_WINDOW_NS	1000000000ULL
 
-/* A setsid followed this soon by a tty acquisition starts a login. */
-#define LOGIN_START_NS		200000000ULL
+/*
+ * A setsid followed this soon by a tty acquisition starts a login; a child's
+ * setpgid followed this soon by its parent's on it is job control.
+ */
+#define HOLD_NS			200000000ULL
 
-struct held_setsid {
+struct held {
 	struct escape e;
 	__u64 due_ns;
-	struct held_setsid *next;
+	struct held *next;
 };
 
 struct outlive_check {
@@ -98,9 +101,14 @@ static void report(struct escapes *es, const struct model *m, enum escape_kind k
 }
 
 /*
- * An interactive shell moves its jobs between groups of its own session:
- * the shell leads the session and has its terminal, and either it or the job
- * itself (its child) makes the call.
+ * Job control, as the kernel shows it: a process placing its child in a
+ * group of their session (only a parent may, and only before the child's
+ * exec: EACCES after), with or without a tty, as every job-control shell
+ * does (`set -m` too); or an interactive shell moving its jobs: the session
+ * has a terminal, and the caller leads the session or is its child. A child
+ * that places itself is job control too when its parent places it as well
+ * (shells make both calls, POSIX's idiom against the race): on_setpgid()
+ * holds it for a moment to see.
  */
 void escapes__classify(struct escapes *es, const struct model *m, struct pgt_event *ev)
 {
@@ -110,43 +118,54 @@ void escapes__classify(struct escapes *es, const struct model *m, struct pgt_eve
 	if (ev->hdr->type != PGT_SETPGID)
 		return;
 	s = ev->setpgid;
-	ms = model__session(m, s->proc.sid);
-	if (s->ret < 0 || !s->target_found || !ms || !ms->tty_nr)
+	if (!s->target_found || s->target.sid != s->proc.sid)
 		return;
-	if (s->target.sid == s->proc.sid &&
-	    (s->proc.pid == s->proc.sid || s->proc.ppid == s->proc.sid))
+	if (s->target.ppid == s->proc.pid && s->target.pid != s->proc.pid) {
+		ev->notes |= EV_JOB_CONTROL;	/* even when it failed */
+		return;
+	}
+	ms = model__session(m, s->proc.sid);
+	if (s->ret < 0 || !ms || !ms->tty_nr)
+		return;
+	if (s->proc.pid == s->proc.sid || s->proc.ppid == s->proc.sid)
 		ev->notes |= EV_JOB_CONTROL;
 }
 
 /*
  * A terminal emulator, sshd or tmux starts a login with setsid and then
  * takes a tty: that session is a login's birth, not an escape. So a setsid is
- * held for a moment, and dropped if its process acquires a tty meanwhile.
+ * held for a moment, and dropped if its process acquires a tty meanwhile;
+ * and a child's move to a group of its own, dropped if its parent moves it
+ * too.
  */
-static void hold_setsid(struct escapes *es, const struct escape *e)
+static void hold(struct escapes *es, const struct escape *e)
 {
-	struct held_setsid *h = calloc(1, sizeof(*h));
+	struct held *h = calloc(1, sizeof(*h));
 
 	if (!h) {
 		es->fn(es->ctx, e);
 		return;
 	}
 	h->e = *e;
-	h->due_ns = e->ts_ns + LOGIN_START_NS;
+	h->due_ns = e->ts_ns + HOLD_NS;
 	h->next = es->held;
 	es->held = h;
 }
 
-static void release_held(struct escapes *es, const struct model *m, __u32 login_pid,
-			 __u64 now_ns)
+/*
+ * Drop the held escape of @kind by @pid (a login starting, a job placed), or
+ * with @pid 0, report those due at @now_ns (all with @now_ns 0).
+ */
+static void release_held(struct escapes *es, const struct model *m, enum escape_kind kind,
+			 __u32 pid, __u64 now_ns)
 {
-	struct held_setsid **link = &es->held, *h;
+	struct held **link = &es->held, *h;
 
 	while ((h = *link)) {
-		if (h->e.proc.pid == login_pid) {
-			*link = h->next;	/* a login starting: not an escape */
+		if (pid && h->e.proc.pid == pid && h->e.kind == kind) {
+			*link = h->next;
 			free(h);
-		} else if (!login_pid && (!now_ns || h->due_ns <= now_ns)) {
+		} else if (!pid && (!now_ns || h->due_ns <= now_ns)) {
 			*link = h->next;
 			h->e.p = model__find(m, h->e.proc.pid);
 			if (h->e.p && !model__same_start(h->e.p, h->e.proc.start_ns))
@@ -170,20 +189,46 @@ static void on_setsid(struct escapes *es, const struct model *m, const struct pg
 	e.from.pgid = s->old.pgid;
 	e.from.tty_nr = s->old.tty_nr;
 	memcpy(e.from.tty, s->old.tty, sizeof(e.from.tty));
-	hold_setsid(es, &e);
+	hold(es, &e);
 }
 
-static void on_setpgid(struct escapes *es, const struct model *m, const struct pgt_event *ev)
+/*
+ * A process that leaves the group it was born into, or that job control put
+ * it in (its home group), escapes it; once: moving back home, and moving on
+ * from there, are not news (a race test flips 78,000 times).
+ */
+static void on_setpgid(struct escapes *es, struct model *m, const struct pgt_event *ev)
 {
 	const struct pgt_setpgid *s = ev->setpgid;
+	struct mproc *p;
 	struct escape e;
 
-	if (s->ret < 0 || !s->target_found || (ev->notes & EV_JOB_CONTROL) ||
-	    s->old.pgid == s->target.pgid)
+	if (!s->target_found)
 		return;
+	p = model__find(m, s->target.pid);
+	if (p && !model__same_start(p, s->target.start_ns))
+		p = NULL;
+	if (ev->notes & EV_JOB_CONTROL) {
+		release_held(es, m, ESC_PGRP, s->target.pid, 0);
+		if (p && s->ret == 0) {
+			p->born_pgid = s->target.pgid;	/* its job is its home */
+			p->left_pgrp = false;
+		} else if (p && s->ret < 0 && p->pgid != p->born_pgid) {
+			p->born_pgid = p->pgid;		/* it placed itself first */
+			p->left_pgrp = false;
+		}
+		return;
+	}
+	if (s->ret < 0 || s->old.pgid == s->target.pgid || !p || p->left_pgrp ||
+	    s->old.pgid != p->born_pgid)
+		return;
+	p->left_pgrp = true;
 	escape_init(&e, m, ESC_PGRP, &s->hdr, &s->target);
 	e.from.pgid = s->old.pgid;
-	es->fn(es->ctx, &e);
+	if (s->proc.pid == s->target.pid && s->target.ppid)
+		hold(es, &e);		/* its parent may place it too */
+	else
+		es->fn(es->ctx, &e);
 }
 
 static void on_reparent(struct escapes *es, const struct model *m, const struct pgt_reparent *r)
@@ -191,7 +236,9 @@ static void on_reparent(struct escapes *es, const struct model *m, const struct 
 	const struct mproc *c = model__find(m, r->child_pid);
 	struct escape e = {};
 
-	if (r->reason == PGT_REAPER_THREAD || !c || !model__same_start(c, r->child_start_ns))
+	/* A zombie adopted escapes nothing: it is already gone. */
+	if (r->reason == PGT_REAPER_THREAD || !c || !model__same_start(c, r->child_start_ns) ||
+	    c->zombie)
 		return;
 	/*
 	 * A daemon: it left its session, or the parent that forked it exited
@@ -248,7 +295,7 @@ void escapes__report(struct escapes *es, struct model *m, const struct pgt_event
 	case PGT_TTY:
 		t = ev->tty;
 		if (t->acquire)
-			release_held(es, m, t->proc.pid, 0);
+			release_held(es, m, ESC_SETSID, t->proc.pid, 0);
 		/* A process giving up its own tty; the kernel's sweeps are not choices. */
 		if (!t->acquire && t->how == PGT_TTY_TIOCNOTTY) {
 			struct escape e;
@@ -288,7 +335,7 @@ void escapes__tick(struct escapes *es, struct model *m, __u64 now_ns)
 	struct outlive_check **link = &es->checks, *c;
 	struct mproc *p, *tmp;
 
-	release_held(es, m, 0, now_ns);
+	release_held(es, m, 0, 0, now_ns);
 	while ((c = *link)) {
 		if (now_ns && c->due_ns > now_ns) {
 			link = &c->next;
@@ -318,14 +365,14 @@ void escapes__tick(struct escapes *es, struct model *m, __u64 now_ns)
 
 void escapes__flush(struct escapes *es, struct model *m)
 {
-	release_held(es, m, 0, 0);
+	release_held(es, m, 0, 0, 0);
 }
 
 void escapes__free(struct escapes *es)
 {
 	struct outlive_check *c, *next;
 
-	struct held_setsid *h, *hnext;
+	struct held *h, *hnext;
 
 	for (c = es->checks; c; c = next) {
 		next = c->next;

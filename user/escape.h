@@ -10,7 +10,7 @@
 
 enum escape_kind {
 	ESC_SETSID = 1,		/* a new session */
-	ESC_PGRP,		/* left its job's process group */
+	ESC_PGRP,		/* left its home group: where it was born or put as a job */
 	ESC_REPARENT,		/* adopted by a subreaper or init */
 	ESC_DAEMONIZE,		/* adopted, after a double fork or a setsid */
 	ESC_TTY_DROP,		/* gave up its controlling tty */
@@ -37,13 +37,13 @@ struct escape {
 typedef void (*escape_fn)(void *ctx, const struct escape *e);
 
 struct outlive_check;
-struct held_setsid;
+struct held;
 
 struct escapes {
 	escape_fn fn;
 	void *ctx;
 	struct outlive_check *checks;
-	struct held_setsid *held;	/* setsids that may be a login starting */
+	struct held *held;	/* setsids that may start a login, moves that may be jobs */
 };
 
 void escapes__init(struct escapes *es, escape_fn fn, void *ctx);
@@ -56,7 +56,7 @@ void escapes__report(struct escapes *es, struct model *m, const struct pgt_event
  * alive a while after their login ended (@now_ns boot time).
  */
 void escapes__tick(struct escapes *es, struct model *m, __u64 now_ns);
-/* At the end: report the held setsids now. */
+/* At the end: report the held escapes now. */
 void escapes__flush(struct escapes *es, struct model *m);
 void escapes__free(struct escapes *es);
 

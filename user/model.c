@@ -258,12 +258,13 @@ static struct mproc *proc_update(struct model *m, const struct pgt_proc *c, __u6
 
 /*
  * Programs that start a login: the session a child of theirs starts is an
- * entry even without a tty (ssh host cmd).
+ * entry even without a tty (ssh host cmd). OpenSSH 9.8 and later run each
+ * connection as sshd-session.
  */
 static bool is_login_program(const char *comm)
 {
-	static const char *const names[] = { "sshd", "login", "agetty", "getty", "mingetty",
-					     "su", "sudo", "in.telnetd" };
+	static const char *const names[] = { "sshd", "sshd-session", "login", "agetty",
+					     "getty", "mingetty", "su", "sudo", "in.telnetd" };
 	size_t i;
 
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
@@ -273,21 +274,27 @@ static bool is_login_program(const char *comm)
 }
 
 /*
- * A process's login is the first session in its lineage that has a
- * controlling tty, or that a child of a login program started (sshd's
- * session child, once it runs the user's shell): its leader is the entry
- * leader, as ECS's process.entry_leader. sshd's own per-connection sessions
- * are not logins. A process that has one keeps it, whatever it does later.
+ * A login is a session that has a controlling tty (a console, a getty, an
+ * sshd or su --pty pty, a terminal emulator's or tmux's pane), or that a
+ * child of a login program started (sshd's session child running ssh host
+ * cmd). sshd's own per-connection sessions are not logins. The leader of a
+ * login is an entry leader, as ECS's process.entry_leader; a process's
+ * entry leader is the innermost one: a login inside a login (ssh from a
+ * shell, tmux, su --pty) is a login of its own. It is decided when the
+ * session leader execs, which is when sshd's child becomes the shell; a
+ * process that is not a login keeps the one it was born in, whatever it
+ * does later (a setsid without a tty is an escape, not a login).
  */
 static void maybe_entry(struct mproc *p)
 {
 	const struct lineage *up;
 
-	if (p->entry || !p->lineage || !(p->flags & PGT_F_SESSION_LEADER))
+	if (!p->lineage || p->entry == p->lineage || !(p->flags & PGT_F_SESSION_LEADER))
 		return;
 	up = p->lineage->parent;
 	if (!p->tty_nr && (!up || !is_login_program(up->comm) || is_login_program(p->comm)))
 		return;
+	lineage__put(p->entry);
 	p->entry = lineage__get(p->lineage);
 	p->entry->tty_nr = p->tty_nr;
 	memcpy(p->entry->tty, p->tty, sizeof(p->tty));
@@ -544,21 +551,20 @@ static struct lineage *lineage_of(struct model *m, struct mproc *p, int depth)
 	return p->lineage;
 }
 
-/* The top-most entry leader among @p and its ancestors now. */
+/* The innermost entry leader among @p and its ancestors now. */
 static struct lineage *entry_of(struct model *m, struct mproc *p)
 {
-	struct lineage *entry = NULL;
 	int depth;
 
 	for (depth = 0; p && depth < 128; depth++) {
 		maybe_entry(p);
 		if (p->entry)
-			entry = p->entry;
+			return p->entry;
 		if (!p->ppid || p->ppid == p->pid)
 			break;
 		p = model__find(m, p->ppid);
 	}
-	return entry;
+	return NULL;
 }
 
 void model__snapshot_done(struct model *m)

@@ -48,8 +48,9 @@ struct mproc {
 	__u64 updated_ns;	/* boot time of the last update */
 	struct lineage *lineage;	/* this process's own link */
 	struct lineage *entry;		/* its login's entry leader, NULL if none */
-	__u32 born_sid, born_pgid;	/* where it was born (or first seen) */
+	__u32 born_sid, born_pgid;	/* where it was born (or first seen, or put as a job) */
 	bool outlived;			/* already reported as outliving its login */
+	bool left_pgrp;			/* already reported as leaving born_pgid */
 	bool uncertain;			/* corrected by a resync after lost events */
 	bool seen;			/* in the snapshot being taken */
 	UT_hash_handle hh;

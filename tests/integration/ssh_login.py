@@ -1,24 +1,34 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-"""A login over a real sshd with PAM on 127.0.0.1.
+"""Logins inside logins, over a real sshd with PAM on 127.0.0.1.
 
 The sshd is private to this run: its own configuration, host key and
 authorized key in a temporary directory, a free high port, in the foreground
-(-D) as our child, killed at the end. The login runs a shell on a pty (-tt)
-that starts `setsid -f sleep` (an escape) and a `nohup sleep &` that outlives
-the login, then prints the loginuid and session id that pam_loginuid gave it.
+(-D), killed at the end. It is started from an outer login: this script
+re-runs itself as the leader of a session on a pty of its own, as an sshd
+started from an administrator's shell would be. The login (ssh -tt: a shell
+on a pty) starts `setsid -f sleep 3` (an escape) and a `nohup sleep 3 &` that
+outlives it, prints the loginuid and session that pam_loginuid gave it, and
+starts logins of its own, each with one `setsid -f` escape: an ssh to the
+same sshd (sleep 4), a tmux pane (sleep 5), `su --pty` (sleep 6), and `su -`
+(sleep 7), which is not a login (no session of its own, the same loginuid).
 
-Run as the command of `pgrptrace`: the login's processes are descendants of
+Run as the command of `pgrptrace`: the logins' processes are descendants of
 this script through sshd. Writes what happened to $PGT_FACTS as JSON lines;
 exits 77 with a reason on stderr when sshd cannot be run here."""
 import ctypes
+import fcntl
 import json
 import os
+import pty
+import select
+import termios
 import shutil
 import signal
 import socket
 import subprocess
 import sys
+import shlex
 import tempfile
 import time
 
@@ -56,6 +66,36 @@ def wait_port(port, sshd, timeout=10.0):
 
 if not os.path.exists(SSHD) or not shutil.which("ssh"):
     skip("openssh-server or the ssh client is not installed")
+if not os.environ.get("PGT_OUTER"):
+    # The outer login: this script again, leading a session on a pty.
+    master, slave = pty.openpty()
+    outer = os.fork()
+    if outer == 0:
+        os.setsid()
+        fcntl.ioctl(slave, termios.TIOCSCTTY, 0)
+        os.close(master)
+        os.environ["PGT_OUTER"] = os.ttyname(slave)
+        os.execv(sys.executable, [sys.executable] + sys.argv)
+    os.close(slave)
+    end = time.time() + 80
+    status = None
+    while time.time() < end:        # drain its terminal until it is done
+        r, _, _ = select.select([master], [], [], 0.1)
+        if r:
+            try:
+                os.read(master, 4096)
+            except OSError:
+                pass
+        pid, st = os.waitpid(outer, os.WNOHANG)
+        if pid:
+            status = st
+            break
+    if status is None:
+        os.kill(outer, signal.SIGKILL)      # its finally never ran: the harness cleans up
+        sys.stderr.write("ssh_login: the outer login did not end in 80 s\n")
+        sys.exit(1)
+    sys.exit(os.waitstatus_to_exitcode(status))
+fact(what="outer", pid=os.getpid(), tty=os.environ["PGT_OUTER"])
 os.makedirs("/run/sshd", mode=0o755, exist_ok=True)     # privilege separation
 d = tempfile.mkdtemp(prefix="pgt-sshd-")
 os.chmod(d, 0o700)
@@ -87,19 +127,32 @@ try:
         err = sshd.stderr.read().decode(errors="replace") if sshd.poll() is not None else ""
         skip("sshd did not start: %s" % err.strip()[:300])
     fact(what="sshd", pid=sshd.pid, port=port)
-    script = ("setsid -f sleep 3; "
-              "nohup sleep 3 >/dev/null 2>&1 & "
-              "echo job=$!; "
-              "echo login=$$ auid=$(cat /proc/self/loginuid) ses=$(cat /proc/self/sessionid) "
-              "tty=$(tty); "
-              # until the escaped sleep has exec'd (polled), then log out
-              "i=0; until [ $(pgrep -cxf 'sleep 3') -ge 2 ] || [ $((i+=1)) -gt 500 ]; do sleep 0.01; done; "
+    ssh = ["ssh", "-tt", "-i", os.path.join(d, "user"), "-p", str(port),
+           "-o", "BatchMode=yes", "-o", "StrictHostKeyChecking=no",
+           "-o", "UserKnownHostsFile=/dev/null", "-o", "LogLevel=ERROR", "root@127.0.0.1"]
+    # Until a command holds (polled, at most 5 s).
+    until = "i=0; until %s || [ $((i+=1)) -gt 500 ]; do sleep 0.01; done; "
+    seen = "[ $(pgrep -cxf 'sleep %s') -ge %d ]"
+    nested = ("echo nested=$$ ntty=$(tty); setsid -f sleep 4; " + until % (seen % (4, 1)) +
               "exit")
-    c = subprocess.run(["ssh", "-tt", "-i", os.path.join(d, "user"), "-p", str(port),
-                        "-o", "BatchMode=yes", "-o", "StrictHostKeyChecking=no",
-                        "-o", "UserKnownHostsFile=/dev/null", "-o", "LogLevel=ERROR",
-                        "root@127.0.0.1", script],
-                       stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=30)
+    pane = "echo $$ > %s/tmux; setsid -f sleep 5; " % d + until % (seen % (5, 1))
+    su_pty = "echo su=$$; setsid -f sleep 6; " + until % (seen % (6, 1))
+    with open(os.path.join(d, "login.sh"), "w") as f:
+        f.write("setsid -f sleep 3\n"
+                "nohup sleep 3 >/dev/null 2>&1 &\n"
+                "echo job=$!\n"
+                "echo login=$$ auid=$(cat /proc/self/loginuid) "
+                "ses=$(cat /proc/self/sessionid) tty=$(tty)\n"
+                + " ".join(ssh) + " " + shlex.quote(nested) + "\n"
+                "tmux -L pgt$$ -f /dev/null new-session -d " + shlex.quote(pane) + "\n"
+                + until % "[ -s %s/tmux ]" % d + "echo tmux=$(cat %s/tmux)\n" % d +
+                "su -P root -c " + shlex.quote(su_pty) + "\n"
+                "su - root -c 'setsid -f sleep 7'\n"
+                # every escape has exec'd: then log out
+                + until % " && ".join([seen % (3, 2)] + [seen % (n, 1) for n in (4, 5, 6, 7)]) +
+                "exit\n")
+    c = subprocess.run(ssh + ["bash %s/login.sh" % d],
+                       stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
     kv = {}
     for word in c.stdout.replace("\r", " ").split():
         if "=" in word:
@@ -108,7 +161,8 @@ try:
     if c.returncode != 0 or "auid" not in kv:
         skip("ssh login failed (rc %d): %s" % (c.returncode, (c.stderr + c.stdout).strip()[:300]))
     fact(what="login", pid=int(kv["login"]), job=int(kv["job"]), auid=int(kv["auid"]),
-         ses=int(kv["ses"]), tty=kv["tty"])
+         ses=int(kv["ses"]), tty=kv["tty"], nested=int(kv.get("nested", 0)),
+         nested_tty=kv.get("ntty"), tmux=int(kv.get("tmux", 0)), su=int(kv.get("su", 0)))
     # Not a wait for a state: what is tested is a duration, the jobs (sleep 3)
     # outliving the login by more than the tracer's grace period (1 s).
     time.sleep(1.5)
@@ -127,4 +181,9 @@ finally:
     except subprocess.TimeoutExpired:
         sshd.kill()
         sshd.wait(10)
+    while True:                 # what was killed above: everything is dying
+        try:
+            os.waitpid(-1, 0)
+        except ChildProcessError:
+            break
     shutil.rmtree(d, ignore_errors=True)

@@ -132,6 +132,37 @@ jc = [e for e in r2.of("setpgid") if e.get("new")]
 t.ok(jc and all(e["job_control"] for e in jc), "job control: its setpgid calls are marked so",
      [e["job_control"] for e in jc])
 
+# A shell with job control and no terminal (a script with set -m) places
+# every job in a group of its own: job control, not escapes. A job's child
+# that leaves the job's group by itself (the workload's "self") escapes it.
+r = run_tracer(["--json", "--", "bash", "-c",
+                "set -m; true; true | true; (true); %s" % " ".join(workload("setpgid"))])
+self_pid = (r.fact("self") or [{}])[0].get("pid")
+t.ok(self_pid and len([e for e in r.of("setpgid") if e.get("new")]) >= 5,
+     "set -m: the shell placed its jobs", len(r.of("setpgid")))
+t.eq([(e["process"]["pid"], e["process"]["comm"]) for e in escapes(r, "pgrp")],
+     [(self_pid, "workload")], "set -m: the one pgrp escape is the child that left its job")
+
+# Home again: a child leaves its birth group and comes back, 50 times. It
+# escaped once; coming back is not an escape, nor is every later flip.
+r = run_tracer(["--json", "--"] + workload("homegroup", 50))
+f = r.fact("homegroup")
+if t.ok(f, "homegroup: workload ran", r.err[-300:]):
+    pid = f[0]["pid"]
+    t.eq(len([e for e in r.of("setpgid") if (e.get("target") or {}).get("pid") == pid]), 100,
+         "homegroup: every move traced")
+    t.eq([(e["from"]["pgid"], e["to"]["pgid"]) for e in escapes(r, "pgrp", pid)],
+         [(f[0]["home"], pid)], "homegroup: one escape, leaving home")
+
+# A zombie adopted by a subreaper when its parent exits escapes nothing.
+r = run_tracer(["--json", "--"] + workload("zombie_orphan"))
+f = r.fact("zombie_orphan")
+if t.ok(f, "zombie orphan: workload ran", r.err[-300:]):
+    pid = f[0]["pid"]
+    t.ok([e for e in r.of("reparent") if e.get("child", {}).get("pid") == pid],
+         "zombie orphan: its reparent is traced", [e for e in r.of("reparent")][:2])
+    t.eq(escapes(r, None, pid), [], "zombie orphan: no escape for a dead process")
+
 # nohup, then the login shell exits: the job outlives its login.
 r = run_tracer(["--escapes", "--json", "--", sys.executable,
                 os.path.join(here, "pty_session.py"), "nohup"], timeout=60)
@@ -163,31 +194,50 @@ if t.ok(docs, "ecs: escapes come out as ECS documents"):
     t.eq(p.get("entry_leader", {}).get("pid"), bash, "ecs: process.entry_leader is the login shell")
     t.eq(d["@timestamp"], d["pgrptrace"]["time"], "ecs: @timestamp is the record's time")
 
-# A login over a real sshd with PAM: pam_loginuid sets the audit loginuid and
-# session, and the escapes from that login carry them and its shell.
+# Logins inside logins over a real sshd with PAM, started from an outer login
+# on a pty of its own: pam_loginuid sets the audit loginuid and session, and
+# every escape is credited to its innermost login (the ssh login's shell, a
+# nested ssh login, a tmux pane, su --pty), never to the outer one.
 r = run_tracer(["--escapes", "--json", "--", sys.executable,
-                os.path.join(here, "ssh_login.py")], timeout=90)
+                os.path.join(here, "ssh_login.py")], timeout=120)
 if r.rc == 77:
     t.skip("ssh login: escapes carry auid and ses", r.err.strip().splitlines()[-1])
 elif t.eq(r.rc, 0, "ssh login: sshd ran and the login succeeded") and r.fact("login"):
     f = r.fact("login")[0]
+    outer = r.fact("outer")[0]
+    tty = f["tty"].replace("/dev/", "")
     t.ok(f["auid"] != 4294967295 and f["ses"] != 4294967295,
          "ssh login: pam_loginuid set the loginuid and session", f)
+    t.ok(f["nested"] and f["tmux"] and f["su"], "ssh login: the inner logins ran", f)
     ss = [e for e in escapes(r, "setsid") if e["process"]["comm"] in ("setsid", "sleep")]
-    if t.eq(len(ss), 1, "ssh login: one setsid escape from the login"):
-        o = ss[0]["origin"]
+    leaders = sorted((e["origin"]["entry_leader"] or {}).get("pid", 0) for e in ss)
+    t.eq(leaders, sorted([f["pid"], f["pid"], f["nested"], f["tmux"], f["su"]]),
+         "ssh login: each setsid escape is credited to its innermost login "
+         "(login, su - in it, nested ssh, tmux pane, su --pty), outer %d" % outer["pid"])
+    mine = [e for e in ss if (e["origin"]["entry_leader"] or {}).get("pid") == f["pid"]]
+    if t.eq(len(mine), 2, "ssh login: two setsid escapes from the login itself"):
+        o = mine[0]["origin"]
         t.eq((o["auid"], o["ses"]), (f["auid"], f["ses"]),
              "ssh login: the escape carries the login's auid and ses")
-        t.eq((ss[0]["process"]["auid"], ss[0]["process"]["ses"]), (f["auid"], f["ses"]),
+        t.eq((mine[0]["process"]["auid"], mine[0]["process"]["ses"]), (f["auid"], f["ses"]),
              "ssh login: and so does the escaping process")
         el = o["entry_leader"] or {}
-        t.eq((el.get("pid"), el.get("comm"), el.get("tty")),
-             (f["pid"], "bash", f["tty"].replace("/dev/", "")),
+        t.eq((el.get("pid"), el.get("comm"), el.get("tty")), (f["pid"], "bash", tty),
              "ssh login: its entry leader is the login shell on its pty")
-        t.eq(ss[0]["lineage"][-1]["pid"], f["pid"], "ssh login: lineage ends at the login")
+        t.eq(mine[0]["lineage"][-1]["pid"], f["pid"], "ssh login: lineage ends at the login")
+    nested = [e for e in ss if (e["origin"]["entry_leader"] or {}).get("pid") == f["nested"]]
+    t.ok(nested and nested[0]["origin"]["entry_leader"].get("tty") ==
+         (f["nested_tty"] or "").replace("/dev/", "") != tty,
+         "ssh login: the nested login's entry leader is on its own pty",
+         [e["origin"] for e in nested])
     ol = escapes(r, "outlived_login", f["job"])
-    t.ok(ol and ol[0]["origin"]["ses"] == f["ses"],
+    t.ok(ol and ol[0]["origin"]["ses"] == f["ses"] and
+         (ol[0]["origin"]["entry_leader"] or {}).get("pid") == f["pid"],
          "ssh login: the nohup job outlived the login, same ses", [e["origin"] for e in ol])
+    t.eq([e["process"]["pid"] for e in r.of("escape")
+          if (e.get("origin", {}).get("entry_leader") or {}).get("pid") == outer["pid"] and
+          e["process"]["comm"] in ("sleep", "setsid", "bash")], [],
+         "ssh login: nothing of the inner logins is credited to the outer one")
 
 # Hostile names: every mode keeps one record per line, and the bytes come back.
 names = ["new\nline", "\x1b[2J\x1b[H", "q\"uo'te", "back\\slash", b"\xff\xfe\x80bad",

@@ -231,6 +231,98 @@ static void test_reparent_pending_then_proc_wins(void **state)
 	model__free(m);
 }
 
+static struct pgt_proc on_tty(struct pgt_proc p, __u32 tty_nr, const char *tty)
+{
+	p.tty_nr = tty_nr;
+	strncpy(p.tty, tty, sizeof(p.tty) - 1);
+	return p;
+}
+
+static void exec_(struct model *m, struct pgt_proc p)
+{
+	struct pgt_exec r = { .proc = p, .old_tid = p.pid };
+
+	apply(m, &r, PGT_EXEC, sizeof(r));
+}
+
+static __u32 entry_pid(struct model *m, __u32 pid)
+{
+	struct mproc *p = model__find(m, pid);
+
+	return p && p->entry ? p->entry->pid : 0;
+}
+
+/*
+ * An sshd started from a root shell on pts/6 serves a login on pts/10, from
+ * which tmux and an ssh to localhost start logins of their own: each
+ * process's entry leader is its innermost login, not the outer shell.
+ */
+static void test_innermost_login(void **state)
+{
+	struct model *m = model__new();
+
+	snap(m, ctx(1, 0, 1, 1, 10, "init"));
+	snap(m, on_tty(ctx(500, 1, 500, 500, 50, "bash"), 0x8806, "pts6"));
+	model__snapshot_done(m);
+	assert_int_equal(entry_pid(m, 500), 500);
+	/* sshd daemonizes: setsid without a tty, still the outer login's. */
+	fork_(m, on_tty(ctx(500, 1, 500, 500, 50, "bash"), 0x8806, "pts6"),
+	      on_tty(ctx(510, 500, 500, 500, 51, "bash"), 0x8806, "pts6"));
+	exec_(m, ctx(510, 500, 510, 510, 51, "sshd"));
+	assert_int_equal(entry_pid(m, 510), 500);
+	/* Its per-connection child leads a session: not a login. */
+	fork_(m, ctx(510, 500, 510, 510, 51, "sshd"), ctx(520, 510, 510, 510, 52, "sshd"));
+	exec_(m, ctx(520, 510, 520, 520, 52, "sshd"));
+	assert_int_equal(entry_pid(m, 520), 500);
+	/* The session child takes pts/10 and becomes the user's shell. */
+	fork_(m, ctx(520, 510, 520, 520, 52, "sshd"), ctx(530, 520, 520, 520, 53, "sshd"));
+	exec_(m, on_tty(ctx(530, 520, 530, 530, 53, "bash"), 0x880a, "pts10"));
+	assert_int_equal(entry_pid(m, 530), 530);
+	assert_string_equal(model__find(m, 530)->entry->tty, "pts10");
+	fork_(m, on_tty(ctx(530, 520, 530, 530, 53, "bash"), 0x880a, "pts10"),
+	      on_tty(ctx(540, 530, 540, 530, 54, "bash"), 0x880a, "pts10"));
+	exec_(m, on_tty(ctx(540, 530, 540, 530, 54, "sleep"), 0x880a, "pts10"));
+	assert_int_equal(entry_pid(m, 540), 530);
+	/* tmux inside it: the server keeps the login, a pane is a login. */
+	fork_(m, on_tty(ctx(530, 520, 530, 530, 53, "bash"), 0x880a, "pts10"),
+	      on_tty(ctx(550, 530, 550, 530, 55, "bash"), 0x880a, "pts10"));
+	exec_(m, ctx(550, 530, 550, 550, 55, "tmux: server"));
+	assert_int_equal(entry_pid(m, 550), 530);
+	fork_(m, ctx(550, 530, 550, 550, 55, "tmux: server"), ctx(560, 550, 550, 550, 56, "tmux"));
+	exec_(m, on_tty(ctx(560, 550, 560, 560, 56, "bash"), 0x880b, "pts11"));
+	assert_int_equal(entry_pid(m, 560), 560);
+	/* A setsid without a tty escapes; it does not start a login. */
+	fork_(m, on_tty(ctx(560, 550, 560, 560, 56, "bash"), 0x880b, "pts11"),
+	      on_tty(ctx(570, 560, 570, 560, 57, "bash"), 0x880b, "pts11"));
+	exec_(m, ctx(570, 560, 570, 570, 57, "sleep"));
+	assert_int_equal(entry_pid(m, 570), 560);
+	model__free(m);
+}
+
+/* Seeded from /proc: the innermost login too, whatever the hash order. */
+static void test_innermost_login_snapshot(void **state)
+{
+	struct model *m = model__new();
+
+	snap(m, ctx(1, 0, 1, 1, 10, "init"));
+	snap(m, ctx(560, 550, 560, 560, 56, "bash"));	/* tty below */
+	snap(m, ctx(570, 560, 570, 570, 57, "sleep"));
+	snap(m, ctx(510, 500, 510, 510, 51, "sshd"));
+	snap(m, on_tty(ctx(500, 1, 500, 500, 50, "bash"), 0x8806, "pts6"));
+	snap(m, ctx(520, 510, 520, 520, 52, "sshd"));
+	snap(m, on_tty(ctx(530, 520, 530, 530, 53, "bash"), 0x880a, "pts10"));
+	snap(m, ctx(550, 530, 550, 550, 55, "tmux: server"));
+	model__find(m, 560)->tty_nr = 0x880b;
+	model__snapshot_done(m);
+	assert_int_equal(entry_pid(m, 510), 500);
+	assert_int_equal(entry_pid(m, 520), 500);
+	assert_int_equal(entry_pid(m, 530), 530);
+	assert_int_equal(entry_pid(m, 550), 530);
+	assert_int_equal(entry_pid(m, 560), 560);
+	assert_int_equal(entry_pid(m, 570), 560);
+	model__free(m);
+}
+
 static void test_zombies_stay_in_group(void **state)
 {
 	struct model *m = base();
@@ -370,6 +462,8 @@ int main(void)
 		cmocka_unit_test(test_reparent_subreaper_and_init),
 		cmocka_unit_test(test_reparent_mismatch_is_corrected),
 		cmocka_unit_test(test_reparent_pending_then_proc_wins),
+		cmocka_unit_test(test_innermost_login),
+		cmocka_unit_test(test_innermost_login_snapshot),
 		cmocka_unit_test(test_zombies_stay_in_group),
 		cmocka_unit_test(test_leader_exits_group_lives),
 		cmocka_unit_test(test_setpgid_to_existing_group),
