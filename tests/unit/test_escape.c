@@ -9,6 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "escape.h"
+#include "records.h"
 
 static __u64 now = 1000;
 
@@ -37,23 +38,6 @@ struct world {
 	struct seen seen;
 	unsigned int last_notes;
 };
-
-static struct pgt_proc ctx(__u32 pid, __u32 ppid, __u32 pgid, __u32 sid, __u64 start,
-			   const char *comm)
-{
-	struct pgt_proc p = {};
-
-	p.pid = p.tid = pid;
-	p.ppid = ppid;
-	p.pgid = pgid;
-	p.sid = sid;
-	p.start_ns = start;
-	p.auid = p.ses = PGT_ID_UNSET;
-	if (pid == sid)
-		p.flags |= PGT_F_SESSION_LEADER;
-	strncpy(p.comm, comm, sizeof(p.comm) - 1);
-	return p;
-}
 
 /* As trace.c's apply(): classify, model, report. */
 static void feed(struct world *w, void *rec, __u16 type, size_t size)

@@ -9,25 +9,9 @@
 #include <cmocka.h>
 #include "model.h"
 #include "tree.h"
+#include "records.h"
 
 static __u64 now = 1000;
-
-static struct pgt_proc ctx(__u32 pid, __u32 ppid, __u32 pgid, __u32 sid, __u64 start,
-			   const char *comm)
-{
-	struct pgt_proc p = {};
-
-	p.pid = p.tid = pid;
-	p.ppid = ppid;
-	p.pgid = pgid;
-	p.sid = sid;
-	p.start_ns = start;
-	p.auid = p.ses = PGT_ID_UNSET;
-	if (pid == sid)
-		p.flags |= PGT_F_SESSION_LEADER;
-	strncpy(p.comm, comm, sizeof(p.comm) - 1);
-	return p;
-}
 
 static void apply(struct model *m, const void *rec, __u16 type, size_t size)
 {
