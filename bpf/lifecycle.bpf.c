@@ -50,6 +50,7 @@ static __always_inline int handle_exec(struct task_struct *p, pid_t old_pid,
 				       const char *filename)
 {
 	struct pgt_exec *e;
+	char next = 0;
 
 	if (test_fault_exec)
 		return *(volatile int *)(long)old_pid;	/* rejected: scalar as pointer */
@@ -60,7 +61,12 @@ static __always_inline int handle_exec(struct task_struct *p, pid_t old_pid,
 		return 0;
 	fill_proc(&e->proc, p);
 	e->old_tid = old_pid;
-	bpf_probe_read_kernel_str(e->filename, sizeof(e->filename), filename);
+	e->flags = 0;
+	/* The buffer filled: a byte after it means the name was cut. */
+	if (bpf_probe_read_kernel_str(e->filename, sizeof(e->filename), filename) ==
+		    sizeof(e->filename) &&
+	    !bpf_probe_read_kernel(&next, 1, filename + sizeof(e->filename) - 1) && next)
+		e->flags |= PGT_EXEC_FILENAME_CUT;
 	pgt_submit(e);
 	return 0;
 }

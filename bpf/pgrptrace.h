@@ -132,11 +132,13 @@ struct pgt_fork {
 };
 _Static_assert(sizeof(struct pgt_fork) == 24 + 96 * 2 + 8, "pgt_fork size");
 
+#define PGT_EXEC_FILENAME_CUT	0x1	/* filename longer than PGT_PATH_LEN - 1: cut */
+
 struct pgt_exec {
 	struct pgt_hdr hdr;
 	struct pgt_proc proc;	/* after exec */
 	__u32 old_tid;		/* tid that called exec (differs: non-leader) */
-	__u32 __pad;
+	__u32 flags;		/* PGT_EXEC_* */
 	char filename[PGT_PATH_LEN];	/* bprm->filename */
 };
 _Static_assert(sizeof(struct pgt_exec) == 24 + 96 + 8 + 256, "pgt_exec size");

@@ -41,19 +41,35 @@ struct {
 	__type(value, struct siggrp);
 } siggrp SEC(".maps");
 
+/*
+ * The number a kill-family call names, where it is a host number: in the
+ * initial pid namespace it is one. Elsewhere (0) the target is taken from
+ * the first recipient, and a call that reached none (ESRCH, EPERM) leaves
+ * it unknown, which user space prints as null.
+ */
+static __always_inline __s32 host_number(__s32 nr)
+{
+	struct task_struct *cur = (struct task_struct *)bpf_get_current_task();
+
+	return nr > 0 && BPF_CORE_READ(cur, thread_pid, level) == 0 ? nr : 0;
+}
+
 static __always_inline __u32 kill_scope(__s32 pid, __s32 *target)
 {
 	struct task_struct *cur = (struct task_struct *)bpf_get_current_task();
 
-	*target = 0;
-	if (pid > 0)
+	if (pid > 0) {
+		*target = host_number(pid);
 		return PGT_SCOPE_PROCESS;
+	}
 	if (pid == -1) {
 		*target = -1;
 		return PGT_SCOPE_ALL;
 	}
 	if (pid == 0)
 		*target = pid_nr0(BPF_CORE_READ(cur, signal, pids[pidtype_pgid()]));
+	else
+		*target = pid == -2147483647 - 1 ? 0 : host_number(-pid);
 	return PGT_SCOPE_GROUP;
 }
 
@@ -92,7 +108,8 @@ SEC("tp/syscalls/sys_enter_tgkill")
 int sys_enter_tgkill(struct trace_event_raw_sys_enter *ctx)
 {
 	if (signal_mode && ctx->args[2])
-		acc_start(PGT_CAUSE_KILL, PGT_SCOPE_THREAD, 0, (__u32)ctx->args[2]);
+		acc_start(PGT_CAUSE_KILL, PGT_SCOPE_THREAD, host_number((__s32)ctx->args[0]),
+			  (__u32)ctx->args[2]);
 	return 0;
 }
 
@@ -106,7 +123,8 @@ SEC("tp/syscalls/sys_enter_rt_sigqueueinfo")
 int sys_enter_rt_sigqueueinfo(struct trace_event_raw_sys_enter *ctx)
 {
 	if (signal_mode && ctx->args[1])
-		acc_start(PGT_CAUSE_KILL, PGT_SCOPE_PROCESS, 0, (__u32)ctx->args[1]);
+		acc_start(PGT_CAUSE_KILL, PGT_SCOPE_PROCESS, host_number((__s32)ctx->args[0]),
+			  (__u32)ctx->args[1]);
 	return 0;
 }
 
@@ -120,7 +138,8 @@ SEC("tp/syscalls/sys_enter_pidfd_send_signal")
 int sys_enter_pidfd_send_signal(struct trace_event_raw_sys_enter *ctx)
 {
 	if (signal_mode && ctx->args[1])
-		acc_start(PGT_CAUSE_KILL, PGT_SCOPE_PROCESS, 0, (__u32)ctx->args[1]);
+		acc_start(PGT_CAUSE_KILL, PGT_SCOPE_PROCESS, host_number((__s32)ctx->args[0]),
+			  (__u32)ctx->args[1]);
 	return 0;
 }
 

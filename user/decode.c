@@ -241,8 +241,16 @@ static __u64 fnv1a(__u64 h, const void *data, size_t len)
 	return h;
 }
 
+static char boot_id_str[64];
+
+const char *decode__boot_id(void)
+{
+	return boot_id_str;
+}
+
 void decode__set_boot_id(const char *boot_id)
 {
+	snprintf(boot_id_str, sizeof(boot_id_str), "%s", boot_id);
 	boot_hash = fnv1a(0xcbf29ce484222325ULL, boot_id, strlen(boot_id));
 }
 

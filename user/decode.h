@@ -82,6 +82,8 @@ void decode__tty_dev(__u32 tty_nr, unsigned int *major, unsigned int *minor);
  */
 int decode__init_boot_id(void);
 void decode__set_boot_id(const char *boot_id);
+/* The boot id set last ("unknown" if none could be read). */
+const char *decode__boot_id(void);
 
 /* A stable id for a process: hash of (boot id, tgid, start time); 16 hex digits. */
 void decode__entity_id(__u32 tgid, __u64 start_ns, char buf[17]);

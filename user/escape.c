@@ -75,18 +75,39 @@ static void where_of(struct escape_where *w, const struct pgt_proc *c)
 	memcpy(w->tty, c->tty, sizeof(w->tty));
 }
 
+/* The escape takes its own references to @p's lineage and login. */
+static void bind(struct escape *e, const struct mproc *p)
+{
+	e->lineage = p ? lineage__get(p->lineage) : NULL;
+	e->entry = p ? lineage__get(p->entry) : NULL;
+}
+
+static void unbind(struct escape *e)
+{
+	lineage__put(e->lineage);
+	lineage__put(e->entry);
+	e->lineage = e->entry = NULL;
+}
+
+static void emit(struct escapes *es, struct escape *e)
+{
+	es->fn(es->ctx, e);
+	unbind(e);
+}
+
 /* An escape of @proc shown by the record @h, from and to where @proc is. */
 static void escape_init(struct escape *e, const struct model *m, enum escape_kind kind,
 			const struct pgt_hdr *h, const struct pgt_proc *proc)
 {
+	const struct mproc *p = model__find(m, proc->pid);
+
 	memset(e, 0, sizeof(*e));
 	e->kind = kind;
 	e->seq = h->seq;
 	e->ts_ns = h->ts_ns;
+
 	e->proc = *proc;
-	e->p = model__find(m, proc->pid);
-	if (e->p && !model__same_start(e->p, proc->start_ns))
-		e->p = NULL;
+	bind(e, p && model__same_start(p, proc->start_ns) ? p : NULL);
 	where_of(&e->from, proc);
 	where_of(&e->to, proc);
 }
@@ -97,7 +118,7 @@ static void report(struct escapes *es, const struct model *m, enum escape_kind k
 	struct escape e;
 
 	escape_init(&e, m, kind, h, proc);
-	es->fn(es->ctx, &e);
+	emit(es, &e);
 }
 
 /*
@@ -138,12 +159,12 @@ void escapes__classify(struct escapes *es, const struct model *m, struct pgt_eve
  * and a child's move to a group of its own, dropped if its parent moves it
  * too.
  */
-static void hold(struct escapes *es, const struct escape *e)
+static void hold(struct escapes *es, struct escape *e)
 {
 	struct held *h = calloc(1, sizeof(*h));
 
 	if (!h) {
-		es->fn(es->ctx, e);
+		emit(es, e);
 		return;
 	}
 	h->e = *e;
@@ -164,13 +185,11 @@ static void release_held(struct escapes *es, const struct model *m, enum escape_
 	while ((h = *link)) {
 		if (pid && h->e.proc.pid == pid && h->e.kind == kind) {
 			*link = h->next;
+			unbind(&h->e);
 			free(h);
 		} else if (!pid && (!now_ns || h->due_ns <= now_ns)) {
 			*link = h->next;
-			h->e.p = model__find(m, h->e.proc.pid);
-			if (h->e.p && !model__same_start(h->e.p, h->e.proc.start_ns))
-				h->e.p = NULL;
-			es->fn(es->ctx, &h->e);
+			emit(es, &h->e);
 			free(h);
 		} else {
 			link = &h->next;
@@ -228,7 +247,7 @@ static void on_setpgid(struct escapes *es, struct model *m, const struct pgt_eve
 	if (s->proc.pid == s->target.pid && s->target.ppid)
 		hold(es, &e);		/* its parent may place it too */
 	else
-		es->fn(es->ctx, &e);
+		emit(es, &e);
 }
 
 static void on_reparent(struct escapes *es, const struct model *m, const struct pgt_reparent *r)
@@ -252,13 +271,13 @@ static void on_reparent(struct escapes *es, const struct model *m, const struct 
 		e.kind = ESC_DAEMONIZE;
 	e.seq = r->hdr.seq;
 	e.ts_ns = r->hdr.ts_ns;
-	e.p = c;
+	bind(&e, c);
 	escape__proc_of(c, &e.proc);
 	where_of(&e.from, &e.proc);
 	e.from.ppid = r->proc.pid;
 	where_of(&e.to, &e.proc);
 	e.to.ppid = r->reaper_pid;
-	es->fn(es->ctx, &e);
+	emit(es, &e);
 }
 
 static void schedule_outlive_check(struct escapes *es, const struct mproc *p, __u64 ts,
@@ -351,11 +370,11 @@ void escapes__tick(struct escapes *es, struct model *m, __u64 now_ns)
 			e.kind = ESC_OUTLIVED_LOGIN;
 			e.seq = c->seq;
 			e.ts_ns = c->due_ns;
-			e.p = p;
+			bind(&e, p);
 			escape__proc_of(p, &e.proc);
 			where_of(&e.from, &e.proc);
 			where_of(&e.to, &e.proc);
-			es->fn(es->ctx, &e);
+			emit(es, &e);
 		}
 		*link = c->next;
 		lineage__put(c->entry);
@@ -382,6 +401,7 @@ void escapes__free(struct escapes *es)
 	es->checks = NULL;
 	for (h = es->held; h; h = hnext) {
 		hnext = h->next;
+		unbind(&h->e);
 		free(h);
 	}
 	es->held = NULL;

@@ -31,7 +31,13 @@ struct escape {
 	struct pgt_proc proc;		/* the process that escaped */
 	struct escape_where from, to;
 	char detail[PGT_CGROUP_PATH_LEN];	/* cgroup path, pid namespace */
-	const struct mproc *p;		/* in the model, for origin and lineage */
+	/*
+	 * The ancestors at birth and the login, held by the escape (counted
+	 * references): a process that exits while its escape is held keeps
+	 * its lineage in the record.
+	 */
+	struct lineage *lineage;	/* the process's own link, NULL if unknown */
+	struct lineage *entry;		/* its entry leader's link, NULL if none */
 };
 
 typedef void (*escape_fn)(void *ctx, const struct escape *e);

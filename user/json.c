@@ -207,6 +207,8 @@ void json__event(struct sbuf *sb, const struct fmt_ctx *fc, const struct pgt_eve
 		json_proc(sb, "process", &ev->exec->proc);
 		sbuf__putc(sb, ',');
 		json_untrusted(sb, "filename", ev->exec->filename, sizeof(ev->exec->filename));
+		sbuf__puts(sb, ev->exec->flags & PGT_EXEC_FILENAME_CUT ?
+			   ",\"filename_truncated\":true" : ",\"filename_truncated\":false");
 		if (ev->exec->old_tid != ev->exec->proc.pid)
 			sbuf__printf(sb, ",\"old_tid\":%u", ev->exec->old_tid);
 		break;
@@ -350,7 +352,8 @@ void json__signal(struct sbuf *sb, const struct fmt_ctx *fc, const struct sig_ca
 	sbuf__puts(sb, "\",\"scope\":\"");
 	sbuf__puts(sb, decode__scope_name(r->scope));
 	sbuf__puts(sb, "\",\"target\":");
-	if (r->scope == PGT_SCOPE_ALL)
+	/* 0: a failed kill from inside a pid namespace, with no recipient to name it */
+	if (r->scope == PGT_SCOPE_ALL || r->target == 0)
 		sbuf__puts(sb, "null");
 	else
 		sbuf__put_s64(sb, r->target);
@@ -383,20 +386,23 @@ static void json_where(struct sbuf *sb, const char *key, const struct escape_whe
 	sbuf__putc(sb, '}');
 }
 
+#define LINEAGE_MAX	32
+
 /* The login a process descends from, and the ancestors up to it. */
-static void json_origin(struct sbuf *sb, const struct mproc *p, const struct pgt_proc *c)
+static void json_origin(struct sbuf *sb, const struct lineage *self, const struct lineage *entry,
+			const struct pgt_proc *c)
 {
 	const struct lineage *l;
 	char eid[17];
 	int n;
 
 	sbuf__puts(sb, ",\"origin\":{\"entry_leader\":");
-	if (p && p->entry) {
-		decode__entity_id(p->entry->pid, p->entry->start_ns, eid);
-		sbuf__printf(sb, "{\"pid\":%u,\"entity_id\":\"%s\",", p->entry->pid, eid);
-		json_untrusted(sb, "comm", p->entry->comm, sizeof(p->entry->comm));
+	if (entry) {
+		decode__entity_id(entry->pid, entry->start_ns, eid);
+		sbuf__printf(sb, "{\"pid\":%u,\"entity_id\":\"%s\",", entry->pid, eid);
+		json_untrusted(sb, "comm", entry->comm, sizeof(entry->comm));
 		sbuf__puts(sb, ",\"tty\":");
-		json_tty_name(sb, p->entry->tty, p->entry->tty_nr);
+		json_tty_name(sb, entry->tty, entry->tty_nr);
 		sbuf__putc(sb, '}');
 	} else {
 		sbuf__puts(sb, "null");
@@ -406,16 +412,17 @@ static void json_origin(struct sbuf *sb, const struct mproc *p, const struct pgt
 	sbuf__putc(sb, ',');
 	json_id_or_null(sb, "ses", c->ses);
 	sbuf__puts(sb, "},\"lineage\":[");
-	for (l = p && p->lineage ? p->lineage->parent : NULL, n = 0; l && n < 32;
+	for (l = self ? self->parent : NULL, n = 0; l && n < LINEAGE_MAX;
 	     l = l->parent, n++) {
 		decode__entity_id(l->pid, l->start_ns, eid);
 		sbuf__printf(sb, "%s{\"pid\":%u,\"entity_id\":\"%s\",", n ? "," : "", l->pid, eid);
 		json_untrusted(sb, "comm", l->comm, sizeof(l->comm));
 		sbuf__putc(sb, '}');
-		if (p->entry && l == p->entry)
+		if (l == entry)
 			break;
 	}
-	sbuf__putc(sb, ']');
+	/* Cut at LINEAGE_MAX before the entry leader or the root: said. */
+	sbuf__printf(sb, "],\"lineage_truncated\":%s", n == LINEAGE_MAX && l ? "true" : "false");
 }
 
 void json__escape(struct sbuf *sb, const struct fmt_ctx *fc, const struct escape *e)
@@ -429,7 +436,7 @@ void json__escape(struct sbuf *sb, const struct fmt_ctx *fc, const struct escape
 		sbuf__putc(sb, ',');
 		json_untrusted(sb, "cgroup", e->detail, sizeof(e->detail));
 	}
-	json_origin(sb, e->p, &e->proc);
+	json_origin(sb, e->lineage, e->entry, &e->proc);
 	sbuf__puts(sb, "}\n");
 }
 
@@ -442,7 +449,7 @@ void json__survivor(struct sbuf *sb, const struct fmt_ctx *fc, const struct mpro
 	json_head(sb, fc, NULL, now_ns, "survivor");
 	json_proc(sb, "process", &c);
 	sbuf__printf(sb, ",\"born\":{\"sid\":%u,\"pgid\":%u}", p->born_sid, p->born_pgid);
-	json_origin(sb, p, &c);
+	json_origin(sb, p->lineage, p->entry, &c);
 	sbuf__puts(sb, "}\n");
 }
 

@@ -1,13 +1,44 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* pgrptrace: trace the lifecycle of process groups and sessions. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
 #include "check.h"
 #include "opts.h"
 #include "trace.h"
 
+/*
+ * Started with fd 0, 1 or 2 closed, the first file opened (a recording, a
+ * BPF map) would take its number and receive text meant for the terminal.
+ * Hold each closed one on /dev/null, as daemons do, before opening anything.
+ * Returns a mask of the descriptors that were closed, or -1.
+ */
+static int hold_stdio(void)
+{
+	int fd, mask = 0;
+
+	for (fd = 0; fd <= 2; fd++) {
+		if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+			continue;
+		if (open("/dev/null", O_RDWR) != fd)
+			return -1;
+		mask |= 1 << fd;
+	}
+	return mask;
+}
+
 int main(int argc, char **argv)
 {
+	int closed = hold_stdio();
 	struct opts o;
 
+	if (closed < 0)
+		return 1;	/* nowhere to say it */
 	opts__parse(argc, argv, &o);
+	if ((closed & 1 << STDOUT_FILENO) && !o.output) {
+		fprintf(stderr, "pgrptrace: standard output is closed; give -o FILE\n");
+		return 1;
+	}
 	return o.check ? check__run(&o) : trace__run(&o);
 }

@@ -7,7 +7,16 @@
 
 struct model *model__new(void)
 {
-	return calloc(1, sizeof(struct model));
+	struct model *m = calloc(1, sizeof(struct model));
+
+	if (m)
+		m->read_stat = procfs__read_stat;
+	return m;
+}
+
+void model__set_stat_fn(struct model *m, model_stat_fn fn)
+{
+	m->read_stat = fn;
 }
 
 void model__set_note_fn(struct model *m, model_note_fn fn, void *ctx)
@@ -209,8 +218,11 @@ static struct mproc *proc_update(struct model *m, const struct pgt_proc *c, __u6
 	if (!p)
 		return NULL;
 	if (p->start_approx) {
-		p->start_ns = c->start_ns;	/* now exact */
+		/* Now exact; its lineage link too, which names it in every descendant's. */
+		p->start_ns = c->start_ns;
 		p->start_approx = false;
+		if (p->lineage)
+			p->lineage->start_ns = c->start_ns;
 	}
 	if (!created && ts && ts < p->updated_ns)
 		return p;	/* older than what we know */
@@ -539,19 +551,35 @@ void model__snapshot_add(struct model *m, const struct pgt_snap *rec, bool start
 		p->start_approx = true;
 }
 
-/* Lineage for the processes the snapshot found, parents first. */
-static struct lineage *lineage_of(struct model *m, struct mproc *p, int depth)
+/*
+ * Lineage for the processes the snapshot found, parents first: climb to the
+ * first ancestor that has one (or the root), then link down. No depth limit;
+ * a ppid loop (a resync mid-change) ends at the model's size.
+ */
+static void lineage_of(struct model *m, struct mproc *p)
 {
-	struct mproc *parent;
+	size_t n = 0, cap = 0, limit = model__count(m);
+	struct mproc **up = NULL, **nu, *q;
 
-	if (p->lineage || depth > 64)
-		return p->lineage;
-	parent = p->ppid && p->ppid != p->pid ? model__find(m, p->ppid) : NULL;
-	p->lineage = lineage__new(p, parent ? lineage_of(m, parent, depth + 1) : NULL);
-	return p->lineage;
+	for (q = p; q && !q->lineage && n <= limit; ) {
+		if (n == cap) {
+			cap = cap ? cap * 2 : 16;
+			nu = realloc(up, cap * sizeof(*up));
+			if (!nu)
+				break;
+			up = nu;
+		}
+		up[n++] = q;
+		q = q->ppid && q->ppid != q->pid ? model__find(m, q->ppid) : NULL;
+	}
+	while (n--) {
+		if (!up[n]->lineage)	/* a loop visits some twice */
+			up[n]->lineage = lineage__new(up[n], q ? q->lineage : NULL);
+		q = up[n];
+	}
+	free(up);
 }
 
-/* The innermost entry leader among @p and its ancestors now. */
 static struct lineage *entry_of(struct model *m, struct mproc *p)
 {
 	int depth;
@@ -572,7 +600,7 @@ void model__snapshot_done(struct model *m)
 	struct mproc *p, *tmp;
 
 	HASH_ITER(hh, m->procs, p, tmp)
-		lineage_of(m, p, 0);
+		lineage_of(m, p);
 	HASH_ITER(hh, m->procs, p, tmp) {
 		struct lineage *e = entry_of(m, p);
 
@@ -589,6 +617,22 @@ void model__snapshot_done(struct model *m)
 
 /* How long a reparent may wait for the kernel to catch up with it. */
 #define REPARENT_PENDING_NS	1000000000ULL
+/*
+ * ... unless /proc shows that parent still exiting (PF_EXITING, not yet a
+ * zombie): freeing a large address space or closing many files comes before
+ * the reparenting (exit_notify), and takes what it takes. Bounded all the same.
+ */
+#define REPARENT_EXITING_NS	30000000000ULL
+#define PF_EXITING		0x00000004
+
+/* The old parent is still in do_exit, before exit_notify(). */
+static bool still_exiting(struct model *m, __u32 pid)
+{
+	struct proc_stat st;
+
+	return m->read_stat((pid_t)pid, &st) == 0 && (st.flags & PF_EXITING) &&
+	       st.state != 'Z' && st.state != 'X';
+}
 
 void model__confirm_reparents(struct model *m, __u64 now_ns, __u64 age_ns)
 {
@@ -604,18 +648,21 @@ void model__confirm_reparents(struct model *m, __u64 now_ns, __u64 age_ns)
 			m->predicted[kept++] = m->predicted[i];
 			continue;
 		}
-		if (procfs__read_stat((pid_t)p->pid, &st))
+		if (m->read_stat((pid_t)p->pid, &st))
 			st.ppid = 0;
 		/*
 		 * /proc still names the exiting parent: the kernel has not
 		 * reparented yet (the prediction comes from sched_process_exit,
 		 * before exit_notify). Ask again later, for a while: a parent
-		 * that still names itself after REPARENT_PENDING_NS did not die
-		 * (the BPF side saw only some of its threads), and /proc wins.
+		 * that still names itself after REPARENT_PENDING_NS, and is not
+		 * exiting, did not die (the BPF side saw only some of its
+		 * threads), and /proc wins.
 		 */
 		if (st.ppid > 0 && (__u32)st.ppid == p->adopted_from &&
 		    p->adopted_from != p->predicted_ppid &&
-		    (!now_ns || now_ns - p->updated_ns < REPARENT_PENDING_NS)) {
+		    (!now_ns || now_ns - p->updated_ns < REPARENT_PENDING_NS ||
+		     (now_ns - p->updated_ns < REPARENT_EXITING_NS &&
+		      still_exiting(m, p->adopted_from)))) {
 			m->predicted[kept++] = m->predicted[i];
 			continue;
 		}
@@ -629,6 +676,11 @@ void model__confirm_reparents(struct model *m, __u64 now_ns, __u64 age_ns)
 	m->npredicted = kept;
 }
 
+unsigned int model__pending_reparents(const struct model *m)
+{
+	return m->npredicted;
+}
+
 void model__drop_reaped(struct model *m)
 {
 	long tick_ns = 1000000000L / sysconf(_SC_CLK_TCK);
@@ -639,7 +691,7 @@ void model__drop_reaped(struct model *m)
 		if (!p->zombie)
 			continue;
 		/* Still there, and the same process (not a reused pid). */
-		if (procfs__read_stat((pid_t)p->pid, &st) == 0 &&
+		if (m->read_stat((pid_t)p->pid, &st) == 0 &&
 		    st.start_ticks == p->start_ns / (__u64)tick_ns)
 			continue;
 		proc_remove(m, p);

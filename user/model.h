@@ -13,6 +13,7 @@
 
 #include <stdbool.h>
 #include <uthash.h>
+#include <sys/types.h>
 #include <linux/types.h>
 #include "decode.h"
 
@@ -99,6 +100,9 @@ struct model_note {
 };
 
 typedef void (*model_note_fn)(void *ctx, const struct model_note *note);
+struct proc_stat;
+/* How the model reads /proc/PID/stat: procfs__read_stat(), or a test's. */
+typedef int (*model_stat_fn)(pid_t pid, struct proc_stat *st);
 
 struct model {
 	struct mproc *procs;
@@ -107,6 +111,7 @@ struct model {
 	struct mtty *ttys;
 	model_note_fn note_fn;
 	void *note_ctx;
+	model_stat_fn read_stat;
 	__u64 generation;	/* bumped by every change */
 	bool resyncing;		/* snapshot records now correct the model */
 	__u32 predicted[256];	/* orphans whose new parent awaits confirmation */
@@ -116,6 +121,7 @@ struct model {
 struct model *model__new(void);
 void model__free(struct model *m);
 void model__set_note_fn(struct model *m, model_note_fn fn, void *ctx);
+void model__set_stat_fn(struct model *m, model_stat_fn fn);
 
 /* One event; unknown types are ignored. */
 void model__apply(struct model *m, const struct pgt_event *ev);
@@ -136,9 +142,12 @@ void model__resync_begin(struct model *m);
  * exit or change in between. Confirm predictions older than @age_ns against
  * /proc (the child's ppid now), correcting and noting any mismatch. While
  * /proc still names the exiting parent the prediction stays pending, for at
- * most a second after the child's last event (@now_ns 0: no time limit).
+ * most a second after the child's last event, or 30 s while that parent is
+ * still in do_exit (PF_EXITING, not a zombie) (@now_ns 0: no time limit).
  */
 void model__confirm_reparents(struct model *m, __u64 now_ns, __u64 age_ns);
+/* Predicted reparents still waiting for /proc to agree (a parent still exiting). */
+unsigned int model__pending_reparents(const struct model *m);
 
 /*
  * The free that reports a reap (sched_process_free) runs after an RCU grace

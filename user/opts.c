@@ -58,6 +58,7 @@ enum {
 };
 
 static const struct argp_option options[] = {
+	{ "help", 'h', NULL, 0, "Give this help list", -1 },
 	{ "json", 'j', NULL, 0, "JSON Lines output (schema 1, docs/events.md)", 0 },
 	{ "ecs", OPT_ECS, NULL, 0,
 	  "JSON Lines as Elastic Common Schema documents, the record under \"pgrptrace\"", 0 },
@@ -146,6 +147,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	struct opts *o = state->input;
 
 	switch (key) {
+	case 'h':
+		argp_state_help(state, stdout, ARGP_HELP_STD_HELP);
+		break;
 	case 'j':
 		o->json = true;
 		break;
@@ -193,7 +197,10 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		o->session = (__u32)parse_int(state, "session id", arg, 0, INT_MAX);
 		break;
 	case OPT_TTY:
-		o->tty = arg;
+		/* pts/3, or /dev/pts/3 as tty(1) prints it */
+		o->tty = strncmp(arg, "/dev/", 5) ? arg : arg + 5;
+		if (!*o->tty)
+			argp_error(state, "bad --tty '%s': want a name like pts/3", arg);
 		break;
 	case OPT_ESCAPES:
 		o->escapes = true;
@@ -203,7 +210,6 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_ECS:
 		o->ecs = true;
-		o->json = true;
 		break;
 	case OPT_RECORD:
 		o->record = arg;
@@ -231,6 +237,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		state->next = state->argc;
 		break;
 	case ARGP_KEY_END:
+		if (o->json && o->ecs)
+			argp_error(state, "--json and --ecs exclude each other (--ecs is JSON too)");
+		o->json |= o->ecs;
 		if (o->cmd && o->pid)
 			argp_error(state, "-p and a command exclude each other");
 		if (o->all && !o->cmd)

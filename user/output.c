@@ -21,6 +21,7 @@ struct output {
 	bool ecs;		/* JSON lines as ECS documents */
 	bool own_fd;
 	int err;		/* first write error, as -errno */
+	__u64 unconverted;	/* records --ecs could not encode, skipped */
 	bool watch_stall;	/* a pipe or terminal: say if its reader stops */
 	struct fmt_ctx fc;
 	struct sbuf pending;	/* whole lines not yet written */
@@ -128,6 +129,11 @@ struct output *output__open(const struct output_cfg *cfg)
 	return o;
 }
 
+void output__set_clock(struct output *o, __s64 boot_to_real_ns)
+{
+	o->fc.boot_to_real_ns = boot_to_real_ns;
+}
+
 void output__start(struct output *o)
 {
 	if (!o->json)
@@ -144,8 +150,11 @@ static void output__commit_line(struct output *o)
 	if (o->ecs) {
 		struct sbuf doc = {};
 
+		/* One record that cannot be encoded costs that record only. */
 		if (ecs__convert(&o->fc, o->line.buf, o->line.len, &doc) || doc.oom) {
-			o->err = o->err ?: -ENOMEM;
+			if (!o->unconverted++)
+				fprintf(stderr, "pgrptrace: skipping a record --ecs cannot encode: "
+					"%.*s", (int)o->line.len, o->line.buf);
 			sbuf__free(&doc);
 			sbuf__reset(&o->line);
 			return;
@@ -287,6 +296,11 @@ void output__raw(struct output *o, const struct sbuf *sb)
 int output__error(const struct output *o)
 {
 	return o->err;
+}
+
+__u64 output__skipped(const struct output *o)
+{
+	return o->unconverted;
 }
 
 void output__close(struct output *o)

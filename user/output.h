@@ -21,6 +21,8 @@ struct output_cfg {
 
 /* Returns NULL and prints why on failure. */
 struct output *output__open(const struct output_cfg *cfg);
+/* Times of records from another boot (--replay): its realtime - boottime. */
+void output__set_clock(struct output *o, __s64 boot_to_real_ns);
 /* Tracing has started: the text header goes first. */
 void output__start(struct output *o);
 void output__event(struct output *o, const struct pgt_event *ev);
@@ -39,6 +41,9 @@ void output__raw(struct output *o, const struct sbuf *sb);
 int output__flush(struct output *o);
 /* The first write error, 0 if none. */
 int output__error(const struct output *o);
+
+/* Records left out because --ecs could not encode them (said on stderr). */
+__u64 output__skipped(const struct output *o);
 void output__close(struct output *o);
 
 #endif /* __OUTPUT_H */

@@ -47,6 +47,23 @@ int procfs__read_stat(pid_t pid, struct proc_stat *st)
 	return 0;
 }
 
+int procfs__tgid(pid_t pid)
+{
+	char path[64], line[256];
+	int tgid = -ENOENT;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %d", &tgid) == 1)
+			break;
+	fclose(f);
+	return tgid;
+}
+
 int procfs__list(struct proc_stat **out)
 {
 	struct proc_stat *all = NULL, *tmp;

@@ -19,6 +19,9 @@ struct proc_stat {
 
 int procfs__read_stat(pid_t pid, struct proc_stat *st);
 
+/* The thread group (process) that task @pid belongs to, or -errno. */
+int procfs__tgid(pid_t pid);
+
 /* Every process (thread-group leader) now. Returns their number or -errno. */
 int procfs__list(struct proc_stat **out);
 

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <locale.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <wchar.h>
 #include "sbuf.h"
 
 bool sbuf__grow(struct sbuf *sb, size_t extra)
@@ -149,28 +151,82 @@ size_t utf8__seq_len(const unsigned char *s, size_t n)
 	return len;
 }
 
-void sbuf__put_text(struct sbuf *sb, const char *str, size_t max)
+/* The code point of a valid sequence of @len bytes. */
+static unsigned int utf8_cp(const unsigned char *s, size_t len)
+{
+	static const unsigned char lead_mask[] = { 0, 0x7f, 0x1f, 0x0f, 0x07 };
+	unsigned int cp = s[0] & lead_mask[len];
+	size_t i;
+
+	for (i = 1; i < len; i++)
+		cp = (cp << 6) | (s[i] & 0x3f);
+	return cp;
+}
+
+/*
+ * Code points that change how a line reads without being seen: bidi
+ * marks, embeddings, overrides and isolates (U+202E turns "exe.txt" into
+ * "txt.exe"), line and paragraph separators, zero-width and invisible
+ * operators, the BOM, interlinear annotations.
+ */
+static bool cp_invisible(unsigned int cp)
+{
+	return cp == 0x061c || (cp >= 0x200b && cp <= 0x200f) ||
+	       (cp >= 0x2028 && cp <= 0x202e) || (cp >= 0x2060 && cp <= 0x206f) ||
+	       cp == 0xfeff || (cp >= 0xfff9 && cp <= 0xfffb);
+}
+
+/* Terminal columns of a printable code point: wcwidth() of a UTF-8 locale. */
+static int cp_width(unsigned int cp)
+{
+	static locale_t utf8;
+	static bool tried;
+	locale_t old;
+	int w;
+
+	if (!tried) {
+		tried = true;
+		utf8 = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
+	}
+	if (!utf8)
+		return 1;
+	old = uselocale(utf8);
+	w = wcwidth((wchar_t)cp);
+	uselocale(old);
+	return w < 0 ? 1 : w;
+}
+
+size_t sbuf__put_text(struct sbuf *sb, const char *str, size_t max)
 {
 	const unsigned char *s = (const unsigned char *)str;
-	size_t n = str__len(str, max), i = 0, l;
+	size_t n = str__len(str, max), i = 0, l, k, cols = 0;
 
 	while (i < n) {
 		l = utf8__seq_len(s + i, n - i);
 		/* C1 controls (U+0080..U+009F) act as escapes on some terminals. */
 		if (l == 2 && s[i] == 0xc2 && s[i + 1] < 0xa0)
 			l = 0;
-		if (l == 1 && s[i] == '\\') {
+		if (l > 1 && cp_invisible(utf8_cp(s + i, l))) {
+			for (k = 0; k < l; k++)
+				sbuf__printf(sb, "\\x%02x", s[i + k]);
+			cols += 4 * l;
+		} else if (l == 1 && s[i] == '\\') {
 			sbuf__puts(sb, "\\\\");
+			cols += 2;
 		} else if (l == 1 && (s[i] < 0x20 || s[i] == 0x7f)) {
 			sbuf__printf(sb, "\\x%02x", s[i]);
+			cols += 4;
 		} else if (l == 0) {
 			sbuf__printf(sb, "\\x%02x", s[i]);
+			cols += 4;
 			l = 1;
 		} else {
 			sbuf__put(sb, s + i, l);
+			cols += l == 1 ? 1 : (size_t)cp_width(utf8_cp(s + i, l));
 		}
 		i += l;
 	}
+	return cols;
 }
 
 bool sbuf__put_json_str(struct sbuf *sb, const char *str, size_t max)
@@ -186,6 +242,9 @@ bool sbuf__put_json_str(struct sbuf *sb, const char *str, size_t max)
 			sbuf__puts(sb, "\xef\xbf\xbd");	/* U+FFFD */
 			replaced = true;
 			l = 1;
+		} else if (l > 1 && cp_invisible(utf8_cp(s + i, l))) {
+			/* The same string to a JSON parser; inert on a terminal. */
+			sbuf__printf(sb, "\\u%04x", utf8_cp(s + i, l));
 		} else if (l > 1) {
 			sbuf__put(sb, s + i, l);
 		} else if (s[i] == '"' || s[i] == '\\') {

@@ -53,14 +53,17 @@ size_t str__len(const char *s, size_t max);
 
 /*
  * Text mode: one line, never a control byte. Printable ASCII and valid UTF-8
- * pass; a backslash becomes "\\"; control bytes, DEL, C1 controls and invalid
- * UTF-8 become "\xNN" for each byte. The mapping is reversible.
+ * pass; a backslash becomes "\\"; control bytes, DEL, C1 controls, invisible
+ * and bidi code points (U+202E, U+2028, ...) and invalid UTF-8 become "\xNN"
+ * for each byte. The mapping is reversible. Returns the terminal columns
+ * written, for padding.
  */
-void sbuf__put_text(struct sbuf *sb, const char *s, size_t max);
+size_t sbuf__put_text(struct sbuf *sb, const char *s, size_t max);
 
 /*
- * JSON: a quoted, valid JSON string. Control characters are escaped; bytes
- * that are not valid UTF-8 become U+FFFD. Returns true if any byte was
+ * JSON: a quoted, valid JSON string. Control characters, and invisible and
+ * bidi code points (as "\uXXXX"), are escaped; bytes that are not valid
+ * UTF-8 become U+FFFD. Returns true if any byte was
  * replaced, so that the caller can add the raw bytes in hex.
  */
 bool sbuf__put_json_str(struct sbuf *sb, const char *s, size_t max);

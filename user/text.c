@@ -39,14 +39,14 @@ static const char *tty_or_dash(const char *kname, __u32 tty_nr, char *buf, size_
 static void text_proc(struct sbuf *sb, const struct pgt_proc *p)
 {
 	char tty[32];
-	size_t before;
+	size_t cols;
 
 	sbuf__printf(sb, "%-7u %-7u %-7u %-7u %-8s ", p->pid, p->ppid, p->pgid, p->sid,
 		     tty_or_dash(p->tty, p->tty_nr, tty, sizeof(tty)));
-	before = sb->len;
-	sbuf__put_text(sb, p->comm, sizeof(p->comm));
-	if (sb->len - before < 16)
-		sbuf__printf(sb, "%*s", (int)(16 - (sb->len - before)), "");
+	/* Padded by what a terminal shows, not by bytes. */
+	cols = sbuf__put_text(sb, p->comm, sizeof(p->comm));
+	if (cols < 16)
+		sbuf__printf(sb, "%*s", (int)(16 - cols), "");
 	sbuf__putc(sb, ' ');
 }
 
@@ -86,6 +86,8 @@ void text__event(struct sbuf *sb, const struct fmt_ctx *fc, const struct pgt_eve
 	case PGT_EXEC:
 		text_proc(sb, &ev->exec->proc);
 		sbuf__put_text(sb, ev->exec->filename, sizeof(ev->exec->filename));
+		if (ev->exec->flags & PGT_EXEC_FILENAME_CUT)
+			sbuf__puts(sb, " (truncated)");
 		if (ev->exec->old_tid != ev->exec->proc.pid)
 			sbuf__printf(sb, " (from thread %u)", ev->exec->old_tid);
 		break;
@@ -208,8 +210,10 @@ void text__signal(struct sbuf *sb, const struct fmt_ctx *fc, const struct sig_ca
 	text_proc(sb, &r->proc);
 	sbuf__printf(sb, "%s %s -> %s", decode__signame((int)r->sig, sig, sizeof(sig)),
 		     decode__cause_name(r->cause), decode__scope_name(r->scope));
-	if (r->scope != PGT_SCOPE_ALL)
+	if (r->scope != PGT_SCOPE_ALL && r->target)
 		sbuf__printf(sb, " %d", r->target);
+	else if (r->scope != PGT_SCOPE_ALL)
+		sbuf__puts(sb, " ?");
 	if (decode__tty_name(r->tty, r->tty_nr, name, sizeof(name)))
 		sbuf__printf(sb, " on %s", name);
 	sbuf__putc(sb, ':');
@@ -235,20 +239,20 @@ static void text_where(struct sbuf *sb, const struct escape_where *w)
 		     tty_or_dash(w->tty, w->tty_nr, name, sizeof(name)));
 }
 
-static void text_login(struct sbuf *sb, const struct mproc *p)
+static void text_login(struct sbuf *sb, const struct lineage *entry, __u32 auid, __u32 ses)
 {
 	char name[32];
 
-	if (!p || !p->entry)
+	if (!entry)
 		return;
-	sbuf__printf(sb, " [login %u ", p->entry->pid);
-	sbuf__put_text(sb, p->entry->comm, sizeof(p->entry->comm));
+	sbuf__printf(sb, " [login %u ", entry->pid);
+	sbuf__put_text(sb, entry->comm, sizeof(entry->comm));
 	sbuf__putc(sb, ' ');
-	sbuf__puts(sb, tty_or_dash(p->entry->tty, p->entry->tty_nr, name, sizeof(name)));
-	if (p->auid != PGT_ID_UNSET)
-		sbuf__printf(sb, " auid %u", p->auid);
-	if (p->ses != PGT_ID_UNSET)
-		sbuf__printf(sb, " ses %u", p->ses);
+	sbuf__puts(sb, tty_or_dash(entry->tty, entry->tty_nr, name, sizeof(name)));
+	if (auid != PGT_ID_UNSET)
+		sbuf__printf(sb, " auid %u", auid);
+	if (ses != PGT_ID_UNSET)
+		sbuf__printf(sb, " ses %u", ses);
 	sbuf__putc(sb, ']');
 }
 
@@ -287,7 +291,7 @@ void text__escape(struct sbuf *sb, const struct fmt_ctx *fc, const struct escape
 		text_where(sb, &e->to);
 		break;
 	}
-	text_login(sb, e->p);
+	text_login(sb, e->entry, e->proc.auid, e->proc.ses);
 	sbuf__putc(sb, '\n');
 }
 
@@ -304,7 +308,7 @@ void text__survivor(struct sbuf *sb, const struct fmt_ctx *fc, const struct mpro
 	text_proc(sb, &c);
 	sbuf__printf(sb, "born in sid %u pgid %u, now ", p->born_sid, p->born_pgid);
 	text_where(sb, &w);
-	text_login(sb, p);
+	text_login(sb, p->entry, p->auid, p->ses);
 	sbuf__putc(sb, '\n');
 }
 

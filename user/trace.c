@@ -18,6 +18,7 @@
 #include "output.h"
 #include "escape.h"
 #include "procfs.h"
+#include "recording.h"
 #include "sigmerge.h"
 #include "snapshot.h"
 #include "trace.h"
@@ -35,9 +36,13 @@
  * shows at once, and one in a storm within this, at <= 50 wakeups/s.
  */
 #define WAKEUP_IDLE_MS	20
-/* --verify retries while frees of reaped processes are still in flight (RCU). */
-#define VERIFY_TRIES	25
-#define VERIFY_WAIT_MS	20
+/*
+ * --verify retries while frees of reaped processes are still in flight (RCU),
+ * and longer while a parent is still exiting, its orphans not yet reparented.
+ */
+#define VERIFY_TRIES		25
+#define VERIFY_TRIES_EXITING	500
+#define VERIFY_WAIT_MS		20
 
 static volatile sig_atomic_t stop_signal;
 static volatile sig_atomic_t reopen_requested;	/* SIGHUP with -o: logrotate */
@@ -91,7 +96,7 @@ struct session {
 	__u64 child_start_ns;		/* with child: its identity */
 	int child_status;
 	bool child_done;
-	FILE *record;			/* --record */
+	struct rec_writer record;	/* --record, when .f is set */
 	__u64 forks_unseen;		/* PGT_STAT_FORK_UNSEEN already acted on */
 	__u64 no_state;			/* PGT_STAT_NO_STATE already acted on */
 };
@@ -235,14 +240,10 @@ static int on_record(void *ctx, void *data, size_t size)
 	struct queued *q;
 	__u32 len = (__u32)size;
 
-	/* --record: each record as it came, behind its length. */
-	if (s->record && (fwrite(&len, sizeof(len), 1, s->record) != 1 ||
-			  fwrite(data, size, 1, s->record) != 1)) {
-		fprintf(stderr, "pgrptrace: cannot write %s: %s\n", s->opts->record,
-			strerror(errno));
-		fclose(s->record);
-		s->record = NULL;
-	}
+	/* --record: each record as it came; a failure is said once, and fails the run. */
+	if (s->record.f && !s->record.err && rec__write(&s->record, data, len))
+		fprintf(stderr, "pgrptrace: cannot write %s: %s; recording stopped\n",
+			s->opts->record, strerror(-s->record.err));
 
 	if (decode__record(data, size, &ev)) {
 		if (!s->bad_records++)
@@ -396,7 +397,8 @@ static void run_verify(struct session *s)
 	struct sbuf report = {};
 	int i, err = 0;
 
-	for (i = 0; i < VERIFY_TRIES; i++) {
+	for (i = 0; i < VERIFY_TRIES ||
+		    (i < VERIFY_TRIES_EXITING && model__pending_reparents(s->model)); i++) {
 		ring_buffer__consume(s->rb);
 		sigmerge__flush(&s->sigs, 0);
 		check_losses(s);
@@ -430,16 +432,20 @@ static void run_verify(struct session *s)
 	s->verify_diffs += res.differences;
 }
 
+/*
+ * Born below the command, by birth lineage: a requester that daemonized has
+ * another parent now, and a lineage has no depth limit.
+ */
 static bool is_descendant(const struct session *s, pid_t pid)
 {
 	const struct mproc *p = model__find(s->model, (__u32)pid);
-	int depth;
+	const struct lineage *l;
 
-	for (depth = 0; p && depth < 128; depth++) {
-		if (s->child && p->pid == (__u32)s->child)
+	if (!s->child || !p)
+		return false;
+	for (l = p->lineage; l; l = l->parent)
+		if (l->pid == (__u32)s->child && l->start_ns == s->child_start_ns)
 			return true;
-		p = p->ppid ? model__find(s->model, p->ppid) : NULL;
-	}
 	return false;
 }
 
@@ -459,7 +465,7 @@ static void serve_verify_request(struct session *s)
  * Draw the tree; in live mode only when the drawing differs from the last
  * one, since most changes on a machine are outside a filtered view.
  */
-static void draw_tree(struct session *s, bool clear)
+static size_t draw_tree(struct session *s, bool clear)
 {
 	struct tree_opts to = {
 		.ascii = !s->utf8,
@@ -473,12 +479,13 @@ static void draw_tree(struct session *s, bool clear)
 	};
 	struct fmt_ctx fc = {};
 	struct sbuf sb = {};
+	size_t n;
 
-	tree__render(s->model, &to, &fc, &sb);
+	n = tree__render(s->model, &to, &fc, &sb);
 	if (s->last_tree.buf && s->last_tree.len == sb.len &&
 	    !memcmp(s->last_tree.buf, sb.buf, sb.len)) {
 		sbuf__free(&sb);
-		return;
+		return n;
 	}
 	sbuf__reset(&s->last_tree);
 	sbuf__put(&s->last_tree, sb.buf, sb.len);
@@ -491,6 +498,7 @@ static void draw_tree(struct session *s, bool clear)
 	}
 	output__raw(s->out, &sb);
 	sbuf__free(&sb);
+	return n;
 }
 
 /*
@@ -539,6 +547,13 @@ static int seed_pid(struct session *s, pid_t root)
 
 	if (kill(root, 0) && errno == ESRCH) {
 		fprintf(stderr, "pgrptrace: cannot trace pid %d: no such process\n", root);
+		return -1;
+	}
+	/* A thread's id reaches kill(2) and /proc, but the filter is by process. */
+	n = procfs__tgid(root);
+	if (n > 0 && n != root) {
+		fprintf(stderr, "pgrptrace: %d is a thread of process %d: give -p %d\n", root,
+			n, n);
 		return -1;
 	}
 	if (!s->filtering)
@@ -670,44 +685,25 @@ static int stream(struct session *s)
  */
 static int replay(struct session *s, const char *path)
 {
-	FILE *f = fopen(path, "rb");
-	__u64 last_ts = 0, n = 0, t0 = now_ns(CLOCK_MONOTONIC), dt;
-	size_t cap = 0;
-	void *buf = NULL;
+	__u64 last_ts = 0, t0 = now_ns(CLOCK_MONOTONIC), dt;
+	struct rec_reader r;
+	void *buf;
 	__u32 len;
-	int ret = 0;
+	int ret;
 
-	if (!f) {
-		fprintf(stderr, "pgrptrace: cannot open %s: %s\n", path, strerror(errno));
+	if (rec__open(&r, path)) {
+		rec__free(&r);
 		return -1;
 	}
-	setvbuf(f, NULL, _IOFBF, 1 << 20);
+	/* The recording's boot and clock: the same entity ids and times as live. */
+	decode__set_boot_id(r.boot_id);
+	output__set_clock(s->out, r.boot_to_real_ns);
 	output__start(s->out);
-	while (fread(&len, sizeof(len), 1, f) == 1) {
-		if (len > 1U << 20) {
-			fprintf(stderr, "pgrptrace: %s: bad record length %u\n", path, len);
-			ret = -1;
-			break;
-		}
-		if (len > cap) {
-			void *nb = realloc(buf, len);
-
-			if (!nb) {
-				ret = -1;
-				break;
-			}
-			buf = nb;
-			cap = len;
-		}
-		if (fread(buf, 1, len, f) != len) {
-			fprintf(stderr, "pgrptrace: %s: truncated record\n", path);
-			ret = -1;
-			break;
-		}
+	while ((ret = rec__next(&r, &buf, &len)) > 0) {
 		if (len >= sizeof(struct pgt_hdr))
 			last_ts = ((struct pgt_hdr *)buf)->ts_ns;
 		on_record(s, buf, len);
-		if (!(++n % 4096)) {
+		if (!(r.count % 4096)) {
 			sigmerge__flush(&s->sigs, last_ts - 10000000ULL);
 			escapes__tick(&s->escapes, s->model, last_ts);
 			if (output__flush(s->out)) {
@@ -716,20 +712,20 @@ static int replay(struct session *s, const char *path)
 			}
 		}
 	}
-	if (ferror(f)) {
-		fprintf(stderr, "pgrptrace: cannot read %s: %s\n", path, strerror(errno));
-		ret = -1;
-	}
 	sigmerge__flush(&s->sigs, 0);
 	escapes__flush(&s->escapes, s->model);
-	free(buf);
-	fclose(f);
 	output__flush(s->out);
+	if (r.damaged) {
+		fprintf(stderr, "pgrptrace: %s: %llu damaged records skipped\n", path,
+			(unsigned long long)r.damaged);
+		ret = -1;
+	}
 	dt = now_ns(CLOCK_MONOTONIC) - t0;
 	if (s->opts->verbose)
 		fprintf(stderr, "pgrptrace: replayed %llu records in %llu us (%llu records/s)\n",
-			(unsigned long long)n, (unsigned long long)dt / 1000,
-			(unsigned long long)(dt ? n * 1000000000ULL / dt : 0));
+			(unsigned long long)r.count, (unsigned long long)dt / 1000,
+			(unsigned long long)(dt ? r.count * 1000000000ULL / dt : 0));
+	rec__free(&r);
 	return ret;
 }
 
@@ -779,10 +775,11 @@ int trace__run(const struct opts *o)
 		goto done;
 	}
 	if (o->record) {
-		s.record = fopen(o->record, "wbx");
-		if (!s.record) {
+		werr = rec__create(&s.record, o->record, decode__boot_id(),
+				   (__s64)(now_ns(CLOCK_REALTIME) - now_ns(CLOCK_BOOTTIME)));
+		if (werr) {
 			fprintf(stderr, "pgrptrace: cannot create %s: %s\n", o->record,
-				strerror(errno));
+				strerror(-werr));
 			goto out;
 		}
 	}
@@ -821,11 +818,21 @@ int trace__run(const struct opts *o)
 		s.child_start_ns = cp ? cp->start_ns : 0;
 	}
 	if (o->snapshot || (o->verify && !o->cmd)) {
+		bool none = false;
+
 		if (o->snapshot)
-			draw_tree(&s, false);
+			none = !draw_tree(&s, false) &&
+			       (o->tty || o->has_session || o->has_uid || o->pid);
 		else
 			run_verify(&s);
-		ret = output__flush(s.out) || s.verify_diffs ? 1 : 0;
+		/* A filter that matches nothing is most likely a typo: say so. */
+		if (none && o->tty)
+			fprintf(stderr, "pgrptrace: no process matches --tty %s\n", o->tty);
+		else if (none && o->has_session)
+			fprintf(stderr, "pgrptrace: no process matches --session %u\n", o->session);
+		else if (none)
+			fprintf(stderr, "pgrptrace: no process matches the filters\n");
+		ret = output__flush(s.out) || s.verify_diffs || none ? 1 : 0;
 		goto done;
 	}
 	if (release_fd >= 0) {
@@ -844,31 +851,48 @@ int trace__run(const struct opts *o)
 	malloc_trim(0);
 	if (output__flush(s.out) == 0 && stream(&s) == 0)
 		ret = 0;
-	if (ret == 0 && o->verify) {
+	if (ret == 0 && o->verify)
 		run_verify(&s);
-		if (s.verify_diffs)
-			ret = 1;
-	}
 	if (ret == 0 && o->escapes && s.child)
 		report_survivors(&s);
-	if (ret == 0 && s.child_done && !stop_signal && !o->verify)
+	/* The command's status; a model that differed fails a command that did not. */
+	if (ret == 0 && s.child_done && !stop_signal)
 		ret = child_exit_code(&s);
+	if (ret == 0 && s.verify_diffs)
+		ret = 1;
 done:
 	output__flush(s.out);
 	werr = output__error(s.out);
+	/* The reader of stdout went away (| head): a filter ends quietly. */
+	if (werr == -EPIPE && !o->output)
+		werr = 0;
 	if (werr) {
 		fprintf(stderr, "pgrptrace: cannot write %s: %s\n", o->output ?: "output",
 			strerror(-werr));
 		ret = 1;
 	}
 	report_summary(&s);
-	if (s.bad_records)
+	/* A record left out is a partial result: said, and the exit status says it. */
+	if (s.bad_records) {
 		fprintf(stderr, "pgrptrace: %llu malformed records skipped\n",
 			(unsigned long long)s.bad_records);
+		ret = ret ?: 1;
+	}
+	if (output__skipped(s.out)) {
+		fprintf(stderr, "pgrptrace: %llu records skipped: --ecs cannot encode them\n",
+			(unsigned long long)output__skipped(s.out));
+		ret = ret ?: 1;
+	}
 out:
-	if (s.record && fclose(s.record)) {
-		fprintf(stderr, "pgrptrace: cannot write %s: %s\n", o->record, strerror(errno));
-		ret = 1;
+	if (o->record && s.record.f) {
+		bool said = s.record.err;
+
+		werr = rec__close(&s.record);
+		if (werr && !said)
+			fprintf(stderr, "pgrptrace: cannot write %s: %s\n", o->record,
+				strerror(-werr));
+		if (werr)
+			ret = 1;
 	}
 	if (release_fd >= 0)
 		close(release_fd);	/* an unreleased child exits 127 */

@@ -189,7 +189,11 @@ static void json_proc(struct ctx *c, const struct mproc *p, bool *first)
 	decode__entity_id(p->pid, p->start_ns, eid);
 	sbuf__printf(c->out, "%s{\"pid\":%u,\"ppid\":%u,\"comm\":", *first ? "" : ",", p->pid,
 		     p->ppid);
-	sbuf__put_json_str(c->out, p->comm, sizeof(p->comm));
+	/* Not UTF-8: the bytes too, as in the event records. */
+	if (sbuf__put_json_str(c->out, p->comm, sizeof(p->comm))) {
+		sbuf__puts(c->out, ",\"comm_hex\":");
+		sbuf__put_json_hex(c->out, p->comm, sizeof(p->comm));
+	}
 	sbuf__printf(c->out, ",\"uid\":%u,\"start_ns\":%llu,\"entity_id\":\"%s\","
 			     "\"session_leader\":%s,\"zombie\":%s,\"uncertain\":%s,\"adopted_from\":",
 		     p->uid, (unsigned long long)p->start_ns, eid,
@@ -202,8 +206,8 @@ static void json_proc(struct ctx *c, const struct mproc *p, bool *first)
 	*first = false;
 }
 
-void tree__render(const struct model *m, const struct tree_opts *o, const struct fmt_ctx *fc,
-		  struct sbuf *out)
+size_t tree__render(const struct model *m, const struct tree_opts *o, const struct fmt_ctx *fc,
+		    struct sbuf *out)
 {
 	struct ctx c = { .m = m, .o = o, .g = o->ascii ? &ascii_glyphs : &utf8_glyphs, .out = out };
 	struct run *groups = NULL, *sessions = NULL;
@@ -300,4 +304,5 @@ out:
 	free(c.procs);
 	free(groups);
 	free(sessions);
+	return n;
 }

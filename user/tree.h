@@ -22,9 +22,10 @@ struct tree_opts {
 /*
  * Sessions by their leader's start time, groups by their first member's,
  * processes nested under their parent within the group, siblings by (start
- * time, pid): the same model always draws the same way.
+ * time, pid): the same model always draws the same way. Returns the number
+ * of processes drawn.
  */
-void tree__render(const struct model *m, const struct tree_opts *o, const struct fmt_ctx *fc,
-		  struct sbuf *out);
+size_t tree__render(const struct model *m, const struct tree_opts *o, const struct fmt_ctx *fc,
+		    struct sbuf *out);
 
 #endif /* __TREE_H */

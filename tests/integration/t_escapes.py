@@ -48,6 +48,25 @@ if t.eq(len(ss), 1, "setsid -f: one setsid escape"):
     t.ok(s and s[0]["process"]["sid"] == e["to"]["sid"],
          "setsid -f: the summary shows it alive in its new session")
 
+# A setsid 40 generations down: the lineage is cut at 32, and says so; one
+# generation down, it is whole (issue 14, item 10). Both exit at once, while
+# their escapes are held: the records keep the lineage all the same.
+CHAIN = ("import os, sys\n"
+         "for _ in range(int(sys.argv[1])):\n"
+         "    if os.fork():\n"
+         "        os.wait(); os._exit(0)\n"
+         "os.setsid()\n")
+for depth, cut in ((40, True), (1, False)):
+    r = run_tracer(["--escapes", "--json", "--", "python3", "-c", CHAIN, str(depth)])
+    ss = escapes(r, "setsid")
+    if t.eq(len(ss), 1, "setsid %d down: one escape" % depth):
+        t.eq(ss[0]["lineage_truncated"], cut, "setsid %d down: lineage_truncated" % depth)
+        lin = ss[0]["lineage"]
+        t.ok(len(lin) == 32 if cut else 1 <= len(lin) < 32,
+             "setsid %d down: its ancestors, 32 at most" % depth, len(lin))
+        t.ok(lin and lin[0]["comm"] == "python3", "setsid %d down: its parent first" % depth,
+             lin[:1])
+
 # A double-forked daemon under a subreaper.
 r = run_tracer(["--escapes", "--json", "--"] + workload("daemonize"))
 f = r.fact("daemonize")[0]

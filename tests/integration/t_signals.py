@@ -9,7 +9,7 @@ import os
 import signal
 import tempfile
 
-from harness import Tap, check_nothing_left, run_tracer, validate, workload
+from harness import Proc, Tap, check_nothing_left, run_tracer, validate, workload
 
 t = Tap()
 
@@ -17,6 +17,16 @@ t = Tap()
 def sigs(run, name, cause=None):
     return [e for e in run.of("signal") if e["signal"] == name and
             (cause is None or e["cause"] == cause)]
+
+
+def _pgrp_exists(g):
+    try:
+        os.killpg(g, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass
+    return True
 
 
 def rcpts(e):
@@ -40,6 +50,26 @@ if t.ok(f, "killgroup: workload ran"):
             t.ok(all(x["result"] == "delivered" for x in e["recipients"]),
                  "%s: delivered" % how)
             t.ok(not e["fatal"], "%s: handled, not fatal" % how)
+
+# A group kill that reaches nobody keeps its target: a group that does not
+# exist (ESRCH), and root's group killed by nobody (EPERM).
+free = next(g for g in range(4000000, 3000000, -7919)
+            if not os.path.exists("/proc/%d" % g) and not _pgrp_exists(g))
+root_grp = Proc(["sleep", "60"])
+KILL = ("import os, signal, sys\n"
+        "if sys.argv[2] == 'nobody': os.setgid(65534); os.setuid(65534)\n"
+        "try: os.kill(-int(sys.argv[1]), signal.SIGUSR1)\n"
+        "except OSError: pass\n")
+for target, who, err in ((free, "root", "ESRCH"), (root_grp.pid, "nobody", "EPERM")):
+    r = run_tracer(["--json", "--", "python3", "-c", KILL, str(target), who])
+    ev = sigs(r, "SIGUSR1", "kill")
+    if t.eq(len(ev), 1, "failed kill(-pgid) %s: one record" % err):
+        t.eq(ev[0]["target"], target, "failed kill(-pgid) %s: the target is kept" % err)
+        t.eq(ev[0]["scope"], "group", "failed kill(-pgid) %s: scope group" % err)
+        t.eq(ev[0].get("error"), err, "failed kill(-pgid) %s: the error" % err)
+        t.eq(ev[0]["recipients"], [], "failed kill(-pgid) %s: nobody received it" % err)
+root_grp.p.kill()
+root_grp.finish(10)
 
 # kill(-1) in a private pid namespace: everyone but init and the sender.
 r = run_tracer(["--json", "--"] + workload("killall_ns"))

@@ -11,9 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <cmocka.h>
 #include <jansson.h>
 #include "format.h"
+#include "output.h"
 
 static const struct fmt_ctx fc = { .boot_to_real_ns = 1764754200LL * 1000000000LL, .utc = true };
 
@@ -30,7 +33,21 @@ static const char *const hostile[] = {
 	"tab\there\r",
 	"\xed\xa0\x80",			/* an encoded surrogate: invalid */
 	"0123456789abcdef",		/* all 16 bytes, no NUL */
+	"a\xe2\x80\xaetxt.exe",		/* U+202E right-to-left override */
+	"one\xe2\x80\xa8two",		/* U+2028 line separator */
+	"i\xe2\x81\xa6so\xe2\x81\xa9",	/* U+2066, U+2069: an isolate */
 };
+
+/* Raw bytes that must never reach a line: RLO, LRE..PDF, LS, PS, the isolates. */
+static void assert_no_invisible(const struct sbuf *sb)
+{
+	static const char *const bad[] = { "\xe2\x80\xae", "\xe2\x80\xa8", "\xe2\x80\xa9",
+					   "\xe2\x81\xa6", "\xe2\x81\xa9" };
+	size_t k;
+
+	for (k = 0; k < sizeof(bad) / sizeof(bad[0]); k++)
+		assert_null(memmem(sb->buf, sb->len, bad[k], 3));
+}
 
 static void fill_proc(struct pgt_proc *p, const char *comm)
 {
@@ -100,6 +117,7 @@ static void test_json_hostile_comm(void **state)
 		memcpy(rec.filename, hostile[i], want);
 		sbuf__reset(&sb);
 		json__event(&sb, &fc, &ev);
+		assert_no_invisible(&sb);
 		j = parse_line(&sb);
 		proc = json_object_get(j, "process");
 		assert_non_null(proc);
@@ -157,6 +175,7 @@ static void test_text_hostile_comm(void **state)
 
 		sbuf__reset(&sb);
 		sbuf__put_text(&sb, hostile[i], PGT_COMM_LEN);
+		assert_no_invisible(&sb);
 		for (j = 0; j < sb.len; j++) {
 			unsigned char c = (unsigned char)sb.buf[j];
 
@@ -168,6 +187,46 @@ static void test_text_hostile_comm(void **state)
 		n = text_unescape(sb.buf, sb.len, back);
 		assert_int_equal(n, want);
 		assert_memory_equal(back, hostile[i], want);
+	}
+	sbuf__free(&sb);
+}
+
+/* Columns are padded by what a terminal shows: a wide name, a combining mark. */
+static void test_text_pads_by_width(void **state)
+{
+	static const char *const names[] = { "sh", "\xe6\x97\xa5\xe6\x9c\xac",	/* 2 wide */
+					     "e\xcc\x81t\xc3\xa9" };	/* e + U+0301, é */
+	struct pgt_exit rec = {};
+	struct pgt_event ev = { .hdr = &rec.hdr, .exit = &rec };
+	struct sbuf sb = {};
+	const char *col;
+	size_t i, at = 0;
+
+	rec.hdr.type = PGT_EXIT;
+	rec.hdr.size = sizeof(rec);
+	for (i = 0; i < 3; i++) {
+		fill_proc(&rec.proc, names[i]);
+		sbuf__reset(&sb);
+		text__event(&sb, &fc, &ev);
+		/* Where the details start, in columns: the same for every name. */
+		col = strstr(sb.buf, "exited") ?: strstr(sb.buf, "code");
+		assert_non_null(col);
+		{
+			size_t cols = 0, k;
+
+			for (k = 0; sb.buf + k < col; k++)
+				if (((unsigned char)sb.buf[k] & 0xc0) != 0x80)
+					cols++;
+			/* wide: 2 columns for each of the 2 characters */
+			if (i == 1)
+				cols += 2;
+			/* the combining mark takes no column */
+			if (i == 2)
+				cols -= 1;
+			if (!at)
+				at = cols;
+			assert_int_equal(cols, at);
+		}
 	}
 	sbuf__free(&sb);
 }
@@ -335,15 +394,57 @@ static void test_lost(void **state)
 	sbuf__free(&sb);
 }
 
+/* --ecs: a record jansson cannot take (an integer past 2^63) costs that record only. */
+static void test_ecs_bad_record_costs_one(void **state)
+{
+	char path[] = "/tmp/pgt-ecs-XXXXXX", buf[8192];
+	struct output_cfg cfg = { .ecs = true, .utc = true, .offline = true, .path = path };
+	struct pgt_exit rec = {};
+	struct pgt_event ev = { .hdr = &rec.hdr, .exit = &rec };
+	struct output *o;
+	int fd, i, lines = 0;
+	ssize_t n;
+
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	o = output__open(&cfg);
+	assert_non_null(o);
+	rec.hdr.type = PGT_EXIT;
+	rec.hdr.size = sizeof(rec);
+	fill_proc(&rec.proc, "sh");
+	for (i = 0; i < 3; i++) {
+		rec.hdr.seq = (__u64)i;
+		rec.proc.pidns_ino = i == 1 ? 1ULL << 63 : 4026531836ULL;
+		output__event(o, &ev);
+	}
+	assert_int_equal(output__flush(o), 0);
+	assert_int_equal(output__skipped(o), 1);
+	output__close(o);
+	fd = open(path, O_RDONLY);
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	unlink(path);
+	assert_true(n > 0);
+	buf[n] = '\0';
+	for (i = 0; i < n; i++)
+		lines += buf[i] == '\n';
+	assert_int_equal(lines, 2);
+	assert_non_null(strstr(buf, "\"sequence\":0"));
+	assert_non_null(strstr(buf, "\"sequence\":2"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_json_hostile_comm),
 		cmocka_unit_test(test_text_hostile_comm),
 		cmocka_unit_test(test_text_line_is_one_line),
+		cmocka_unit_test(test_text_pads_by_width),
 		cmocka_unit_test(test_json_exit),
 		cmocka_unit_test(test_json_setsid_and_setpgid),
 		cmocka_unit_test(test_lost),
+		cmocka_unit_test(test_ecs_bad_record_costs_one),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

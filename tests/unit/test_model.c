@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Unit tests: the model's transitions on synthetic event sequences. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -8,6 +9,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 #include "model.h"
+#include "procfs.h"
 #include "tree.h"
 #include "records.h"
 
@@ -212,6 +214,135 @@ static void test_reparent_pending_then_proc_wins(void **state)
 	close(fds[1]);
 	assert_int_equal(waitpid((pid_t)kid, NULL, 0), (pid_t)kid);
 	close(fds[0]);
+	model__free(m);
+}
+
+/* A /proc of the test's making: the child and its parent, which is exiting. */
+static struct {
+	pid_t kid, parent, kid_ppid;
+	__u32 parent_flags;
+	char parent_state;
+} fake;
+
+static int fake_stat(pid_t pid, struct proc_stat *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->pid = pid;
+	if (pid == fake.kid) {
+		st->ppid = fake.kid_ppid;
+		st->state = 'S';
+		return 0;
+	}
+	if (pid == fake.parent && fake.parent_state) {
+		st->state = fake.parent_state;
+		st->flags = fake.parent_flags;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+/*
+ * A parent that frees 4 GiB exits for longer than a second after its
+ * sched_process_exit: while /proc shows it PF_EXITING, its orphan's new
+ * parent stays predicted, not "corrected" back to the dying one (issue 14,
+ * item 7). Once it is a zombie, or gone, /proc has the answer.
+ */
+static void test_reparent_pending_while_parent_exits(void **state)
+{
+	struct model *m = base();
+	struct mproc *c;
+
+	fake.kid = 31000;
+	fake.parent = 30999;
+	fake.kid_ppid = 30999;		/* not reparented yet */
+	fake.parent_state = 'R';
+	fake.parent_flags = 0x4;	/* PF_EXITING */
+	model__set_stat_fn(m, fake_stat);
+	mismatches = 0;
+	model__set_note_fn(m, count_note, NULL);
+	fork_(m, ctx(30999, 100, 30999, 100, 30, "big"), ctx(31000, 30999, 30999, 100, 40, "sleep"));
+	reparent(m, ctx(30999, 100, 30999, 100, 30, "big"), 31000, 40, 100, PGT_REAPER_SUBREAPER);
+	c = model__find(m, 31000);
+	model__confirm_reparents(m, c->updated_ns + 5000000000ULL, 0);
+	assert_int_equal(c->predicted_ppid, 100);
+	assert_int_equal(model__pending_reparents(m), 1);
+	assert_int_equal(mismatches, 0);
+	/* exit_notify: the kernel reparents as predicted. */
+	fake.parent_state = 'Z';
+	fake.kid_ppid = 100;
+	model__confirm_reparents(m, c->updated_ns + 6000000000ULL, 0);
+	assert_int_equal(c->predicted_ppid, 0);
+	assert_int_equal(c->ppid, 100);
+	assert_int_equal(mismatches, 0);
+	assert_int_equal(model__pending_reparents(m), 0);
+	model__free(m);
+}
+
+/* A parent that names itself a second on and is not exiting did not die: /proc wins. */
+static void test_reparent_parent_alive_proc_wins(void **state)
+{
+	struct model *m = base();
+	struct mproc *c;
+
+	fake.kid = 31000;
+	fake.parent = 30999;
+	fake.kid_ppid = 30999;
+	fake.parent_state = 'S';
+	fake.parent_flags = 0;
+	model__set_stat_fn(m, fake_stat);
+	mismatches = 0;
+	model__set_note_fn(m, count_note, NULL);
+	fork_(m, ctx(30999, 100, 30999, 100, 30, "big"), ctx(31000, 30999, 30999, 100, 40, "sleep"));
+	reparent(m, ctx(30999, 100, 30999, 100, 30, "big"), 31000, 40, 100, PGT_REAPER_SUBREAPER);
+	c = model__find(m, 31000);
+	model__confirm_reparents(m, c->updated_ns + 1500000000ULL, 0);
+	assert_int_equal(c->ppid, 30999);
+	assert_int_equal(mismatches, 1);
+	model__free(m);
+}
+
+/*
+ * PID 1 read from /proc has a start rounded to a clock tick; its first event
+ * makes it exact, and its link in every descendant's lineage with it: one
+ * process, one entity id (issue 14, item 9).
+ */
+static void test_exact_start_reaches_lineage(void **state)
+{
+	struct pgt_snap r = { .proc = ctx(1, 0, 1, 1, 120000000, "init") };
+	struct model *m = model__new();
+	const struct mproc *init, *kid;
+	char a[17], b[17];
+
+	model__snapshot_add(m, &r, true);	/* /proc: 12 ticks */
+	model__snapshot_done(m);
+	fork_(m, ctx(1, 0, 1, 1, 123456789, "init"), ctx(40, 1, 1, 1, 500000000, "kid"));
+	init = model__find(m, 1);
+	kid = model__find(m, 40);
+	assert_int_equal(init->start_ns, 123456789);
+	assert_non_null(kid->lineage->parent);
+	assert_int_equal(kid->lineage->parent->start_ns, 123456789);
+	decode__entity_id(1, init->start_ns, a);
+	decode__entity_id(kid->lineage->parent->pid, kid->lineage->parent->start_ns, b);
+	assert_string_equal(a, b);
+	model__free(m);
+}
+
+/* --snapshot --json: a name that is not UTF-8 comes back exactly, from comm_hex. */
+static void test_tree_json_comm_hex(void **state)
+{
+	struct tree_opts o = { .json = true, .ascii = true };
+	struct model *m = model__new();
+	struct fmt_ctx fc = {};
+	struct sbuf sb = {};
+
+	snap(m, ctx(1, 0, 1, 1, 10, "init"));
+	snap(m, ctx(77, 1, 77, 77, 20, "a\xff\xfe"));
+	model__snapshot_done(m);
+	tree__render(m, &o, &fc, &sb);
+	sbuf__putc(&sb, '\0');
+	assert_non_null(strstr(sb.buf, "\"comm_hex\":\"61fffe\""));
+	assert_null(strstr(sb.buf, "\"comm\":\"init\",\"comm_hex\""));
+	sbuf__free(&sb);
 	model__free(m);
 }
 
@@ -446,6 +577,9 @@ int main(void)
 		cmocka_unit_test(test_reparent_subreaper_and_init),
 		cmocka_unit_test(test_reparent_mismatch_is_corrected),
 		cmocka_unit_test(test_reparent_pending_then_proc_wins),
+		cmocka_unit_test(test_reparent_pending_while_parent_exits),
+		cmocka_unit_test(test_exact_start_reaches_lineage),
+		cmocka_unit_test(test_reparent_parent_alive_proc_wins),
 		cmocka_unit_test(test_innermost_login),
 		cmocka_unit_test(test_innermost_login_snapshot),
 		cmocka_unit_test(test_zombies_stay_in_group),
@@ -454,6 +588,7 @@ int main(void)
 		cmocka_unit_test(test_non_leader_exec),
 		cmocka_unit_test(test_stale_event_after_snapshot),
 		cmocka_unit_test(test_tree_rendering),
+		cmocka_unit_test(test_tree_json_comm_hex),
 		cmocka_unit_test(test_reap_without_start_time),
 	};
 

@@ -1,0 +1,177 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+"""The command line and the files it writes, as a user meets them: closed
+standard descriptors, recordings (mode, end marker, a full disk), exit
+statuses of --verify with a command, quiet-point requests from deep and
+daemonized descendants, -p with a thread id, --tty as tty(1) prints it, -h,
+--json with --ecs, and a reader that goes away (| head)."""
+import fcntl
+import json
+import os
+import shutil
+import tempfile
+import termios
+
+from harness import (PGRPTRACE, Proc, Tap, check_nothing_left, run, run_tracer, wait_until,
+                     workload)
+
+t = Tap()
+tmp = tempfile.mkdtemp(prefix="pgt-cli-")
+
+# -h is help, as in most tools; --json with --ecs is a contradiction.
+r = run([PGRPTRACE, "-h"])
+t.eq(r.returncode, 0, "-h: exit 0")
+t.ok("Usage:" in r.stdout and "--json" in r.stdout, "-h: prints the help", r.stdout[:200])
+r = run_tracer(["--json", "--ecs", "-d", "1"])
+t.eq(r.rc, 2, "--json --ecs: a usage error")
+t.ok("exclude each other" in r.err, "--json --ecs: says why", r.err.strip())
+
+# Started with stdout closed: refused before anything is created, not the
+# text written into the recording that took fd 1.
+rec = os.path.join(tmp, "so.rec")
+r = run(["sh", "-c", '"$@" >&-', "sh", PGRPTRACE, "--record", rec, "--", "sh", "-c",
+         "setsid true"])
+t.eq(r.returncode, 1, "stdout closed: exit 1")
+t.ok("standard output is closed" in r.stderr, "stdout closed: says so", r.stderr.strip())
+t.ok(not os.path.exists(rec), "stdout closed: no recording created")
+check_nothing_left(t, "stdout closed")
+
+# Closed stdout or stderr with -o: the file gets JSON records and nothing else
+# (-v writes to stderr).
+for fd in ("1", "2"):
+    log = os.path.join(tmp, "closed%s.jsonl" % fd)
+    r = run(["sh", "-c", '"$@" %s>&-' % fd, "sh", PGRPTRACE, "-v", "--json", "-o", log, "--",
+             "sh", "-c", "setsid true"])
+    t.eq(r.returncode, 0, "fd %s closed, -o: exit 0" % fd, )
+    lines = open(log, "rb").read().splitlines() if os.path.exists(log) else []
+    bad = [l[:80] for l in lines if not l.startswith(b"{")]
+    t.ok(lines and not bad, "fd %s closed, -o: every line of the file is a record" % fd, bad)
+    check_nothing_left(t, "fd %s closed" % fd)
+
+# A recording: private, whole, replayed to the same records; a copy cut short
+# fails the replay.
+rec = os.path.join(tmp, "w.rec")
+r = run_tracer(["--json", "--record", rec, "--", "sh", "-c", "setsid true; exit 3"])
+t.eq(r.rc, 3, "--record: the command's status")
+t.eq(os.stat(rec).st_mode & 0o777, 0o600, "--record: the file is created 0600")
+rp = run([PGRPTRACE, "--json", "--replay", rec])
+t.ok(rp.returncode == 0, "--replay: exit 0", (rp.returncode, rp.stderr.strip()))
+live = [(x["seq"], x["event"]) for x in r.events]
+again = [(x["seq"], x["event"]) for x in map(json.loads, rp.stdout.splitlines())]
+t.eq(again, live, "--replay: the same records as the live run")
+ids = lambda recs: sorted({x["process"]["entity_id"] for x in recs if x.get("process")})
+t.eq(ids(map(json.loads, rp.stdout.splitlines())), ids(r.events),
+     "--replay: the same entity ids (the recording's boot id)")
+data = open(rec, "rb").read()
+for cut, name in ((len(data) - 16, "at the end marker"), (len(data) // 2, "mid-file")):
+    with open(rec + ".cut", "wb") as f:
+        f.write(data[:cut])
+    rp = run([PGRPTRACE, "--json", "--replay", rec + ".cut"])
+    t.eq(rp.returncode, 1, "--replay of a recording cut %s: exit 1" % name)
+    t.ok("incomplete" in rp.stderr, "--replay cut %s: says it is incomplete" % name,
+         rp.stderr.strip())
+    os.unlink(rec + ".cut")
+flip = bytearray(data)
+flip[len(data) // 2] ^= 0x10
+with open(rec + ".flip", "wb") as f:
+    f.write(flip)
+rp = run([PGRPTRACE, "--json", "--replay", rec + ".flip"])
+t.eq(rp.returncode, 1, "--replay of a damaged recording: exit 1")
+t.ok("damaged" in rp.stderr or "incomplete" in rp.stderr or "bad record" in rp.stderr,
+     "--replay damaged: says so", rp.stderr.strip())
+r = run([PGRPTRACE, "--json", "--replay", "/etc/hostname"])
+t.eq(r.returncode, 1, "--replay of another file: exit 1")
+t.ok("not a pgrptrace recording" in r.stderr, "--replay of another file: says so", r.stderr)
+
+# A recording on a full disk fails the run.
+mnt = tempfile.mkdtemp(prefix="pgt-full-")
+run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", mnt], check=True)
+try:
+    r = run_tracer(["--json", "-o", "/dev/null", "--record", os.path.join(mnt, "r.rec"), "--"]
+                   + workload("churn", 2000))
+    t.eq(r.rc, 1, "--record, full disk: exit 1")
+    t.ok("No space left on device" in r.err, "--record, full disk: says so", r.err.strip())
+finally:
+    run(["umount", mnt])
+    os.rmdir(mnt)
+check_nothing_left(t, "record full disk")
+
+# --verify with a command: the command's status.
+r = run_tracer(["--verify", "-o", "/dev/null", "--", "sh", "-c", "exit 42"])
+t.eq(r.rc, 42, "--verify -- CMD: the command's status")
+
+# Quiet-point requests from a descendant 130 levels down and from one that
+# daemonized (double fork) are answered: each exits 0 once answered, 3 if not.
+ASK = r"""
+import os, signal, sys
+tracer = os.getppid()
+def ask():
+    signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGUSR1])
+    os.kill(tracer, signal.SIGUSR1)
+    return signal.sigtimedwait([signal.SIGUSR1], 20) is not None
+def report(ok):
+    os.write(w, b"0" if ok else b"3")
+    os._exit(0)
+rd, w = os.pipe()
+if sys.argv[1] == "deep":
+    for depth in range(130):
+        if os.fork():
+            os._exit(os.waitstatus_to_exitcode(os.wait()[1]))
+    os._exit(0 if ask() else 3)
+elif os.fork() == 0:
+    if os.fork() == 0:
+        os.setsid()
+        report(ask())
+    os._exit(0)
+os.close(w)
+os._exit(int(os.read(rd, 1) or b"4"))
+"""
+for how in ("deep", "daemonized"):
+    r = run_tracer(["--verify", "-o", "/dev/null", "--", "python3", "-c", ASK, how])
+    t.eq(r.rc, 0, "--verify: a %s descendant's request is answered" % how)
+    t.eq(r.out.count("0 differences"), 2, "--verify %s: its check, and the last" % how)
+
+# -p with the id of a thread that is not its process's leader.
+th = Proc(["python3", "-c", "import threading, time; "
+           "threading.Thread(target=time.sleep, args=(60,), daemon=True).start(); "
+           "time.sleep(60)"])
+wait_until(lambda: len(os.listdir("/proc/%d/task" % th.pid)) >= 2, "the thread starts")
+tid = max(int(x) for x in os.listdir("/proc/%d/task" % th.pid))
+r = run_tracer(["-p", str(tid), "-d", "1"])
+t.eq(r.rc, 1, "-p TID: exit 1")
+t.ok("is a thread of process %d" % th.pid in r.err, "-p TID: names the process", r.err.strip())
+th.p.kill()
+th.finish(10)
+check_nothing_left(t, "-p tid")
+
+# --tty as tty(1) prints it; a tty or session that matches nothing says so.
+master, slave = os.openpty()
+name = os.ttyname(slave)
+holder = Proc(["python3", "-c", "import fcntl, termios, time; "
+               "fcntl.ioctl(0, termios.TIOCSCTTY, 0); print('ready', flush=True); "
+               "time.sleep(60)"], stdin=slave, drain=False)
+os.close(slave)
+t.eq(holder.p.stdout.readline().strip(), "ready", "a session holds %s" % name)
+r = run([PGRPTRACE, "--snapshot", "--tty", name])
+t.eq(r.returncode, 0, "--tty %s: exit 0" % name)
+t.ok(" %d python3" % holder.pid in " " + r.stdout or "%d python3" % holder.pid in r.stdout,
+     "--tty %s: its session is drawn" % name, r.stdout, holder.pid)
+holder.p.kill()
+holder.finish(10)
+os.close(master)
+r = run([PGRPTRACE, "--snapshot", "--tty", "pts/99999"])
+t.eq(r.returncode, 1, "--tty of no session: exit 1")
+t.ok("no process matches --tty pts/99999" in r.stderr, "--tty of no session: says so",
+     r.stderr.strip())
+r = run([PGRPTRACE, "--snapshot", "--session", "2147483647"])
+t.eq(r.returncode, 1, "--session of no session: exit 1")
+
+# A reader that goes away (| head -1): a filter's quiet end.
+r = run(["sh", "-c", '"$@" | head -1', "sh", PGRPTRACE, "--json", "-d", "30", "--", "sh", "-c",
+         "i=0; while [ $i -lt 300 ]; do /bin/true; i=$((i+1)); done"])
+t.ok(r.stdout.startswith("{"), "| head -1: one record read", r.stdout[:60])
+t.eq(r.stderr, "", "| head -1: nothing said on stderr")
+check_nothing_left(t, "| head")
+
+shutil.rmtree(tmp)
+t.done()

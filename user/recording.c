@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+#include "recording.h"
+
+#define REC_MAGIC	"PGTREC\0\n"
+#define REC_VERSION	1
+#define REC_END		0xffffffffU
+
+struct rec_file_header {
+	char magic[8];
+	__u32 version;
+	__u32 size;		/* of this header */
+	char boot_id[40];	/* NUL-terminated */
+	__s64 boot_to_real_ns;
+	__u32 crc;		/* CRC-32 of the header with this field 0 */
+	__u32 pad;
+};
+
+_Static_assert(sizeof(struct rec_file_header) == 72, "recording header layout");
+
+static __u32 crc(const void *data, size_t len)
+{
+	return (__u32)crc32(crc32(0L, Z_NULL, 0), data, (uInt)len);
+}
+
+static int put(struct rec_writer *w, const void *p, size_t n)
+{
+	if (!w->err && fwrite(p, n, 1, w->f) != 1)
+		w->err = -(errno ?: EIO);
+	return w->err;
+}
+
+int rec__create(struct rec_writer *w, const char *path, const char *boot_id,
+		__s64 boot_to_real_ns)
+{
+	struct rec_file_header h = { .version = REC_VERSION, .size = sizeof(h) };
+	int fd;
+
+	memset(w, 0, sizeof(*w));
+	w->path = path;
+	/* The same data as -o gets the same care: private, and never followed. */
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	w->f = fdopen(fd, "wb");
+	if (!w->f) {
+		close(fd);
+		return -errno;
+	}
+	memcpy(h.magic, REC_MAGIC, sizeof(h.magic));
+	snprintf(h.boot_id, sizeof(h.boot_id), "%s", boot_id);
+	h.boot_to_real_ns = boot_to_real_ns;
+	h.crc = crc(&h, sizeof(h));
+	return put(w, &h, sizeof(h));
+}
+
+int rec__write(struct rec_writer *w, const void *data, __u32 len)
+{
+	__u32 frame[2] = { len, crc(data, len) };
+
+	if (w->err)
+		return w->err;
+	put(w, frame, sizeof(frame));
+	put(w, data, len);
+	if (!w->err)
+		w->count++;
+	return w->err;
+}
+
+int rec__close(struct rec_writer *w)
+{
+	__u32 frame[2] = { REC_END, crc(&w->count, sizeof(w->count)) };
+
+	if (!w->f)
+		return w->err;
+	put(w, frame, sizeof(frame));
+	put(w, &w->count, sizeof(w->count));
+	if (fclose(w->f) && !w->err)
+		w->err = -(errno ?: EIO);
+	w->f = NULL;
+	return w->err;
+}
+
+int rec__open(struct rec_reader *r, const char *path)
+{
+	struct rec_file_header h;
+	__u32 sum;
+
+	memset(r, 0, sizeof(*r));
+	r->path = path;
+	r->f = fopen(path, "rbe");
+	if (!r->f) {
+		fprintf(stderr, "pgrptrace: cannot open %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	setvbuf(r->f, NULL, _IOFBF, 1 << 20);
+	if (fread(&h, sizeof(h), 1, r->f) != 1 || memcmp(h.magic, REC_MAGIC, sizeof(h.magic))) {
+		fprintf(stderr, "pgrptrace: %s is not a pgrptrace recording\n", path);
+		return -1;
+	}
+	sum = h.crc;
+	h.crc = 0;
+	if (h.version != REC_VERSION && h.size == sizeof(h) && sum == crc(&h, sizeof(h))) {
+		fprintf(stderr, "pgrptrace: %s: recording version %u, this pgrptrace reads %u\n",
+			path, h.version, REC_VERSION);
+		return -1;
+	}
+	if (h.size != sizeof(h) || sum != crc(&h, sizeof(h))) {
+		fprintf(stderr, "pgrptrace: %s: the recording's header is damaged\n", path);
+		return -1;
+	}
+	h.boot_id[sizeof(h.boot_id) - 1] = '\0';
+	memcpy(r->boot_id, h.boot_id, sizeof(r->boot_id));
+	r->boot_to_real_ns = h.boot_to_real_ns;
+	return 0;
+}
+
+static int cut(struct rec_reader *r, const char *what)
+{
+	if (ferror(r->f))
+		fprintf(stderr, "pgrptrace: cannot read %s: %s\n", r->path, strerror(errno));
+	else
+		fprintf(stderr, "pgrptrace: %s: %s after %llu records: the recording is incomplete\n",
+			r->path, what, (unsigned long long)r->count);
+	return -1;
+}
+
+int rec__next(struct rec_reader *r, void **data, __u32 *len)
+{
+	__u32 frame[2];
+	__u64 count;
+
+	for (;;) {
+		if (fread(frame, sizeof(frame), 1, r->f) != 1)
+			return cut(r, "no end marker");
+		if (frame[0] == REC_END) {
+			if (fread(&count, sizeof(count), 1, r->f) != 1 ||
+			    frame[1] != crc(&count, sizeof(count)))
+				return cut(r, "a damaged end marker");
+			if (count != r->count + r->damaged) {
+				fprintf(stderr, "pgrptrace: %s: %llu records, the end marker says %llu\n",
+					r->path, (unsigned long long)(r->count + r->damaged),
+					(unsigned long long)count);
+				return -1;
+			}
+			if (fgetc(r->f) != EOF) {
+				fprintf(stderr, "pgrptrace: %s: data after the end marker\n", r->path);
+				return -1;
+			}
+			r->ended = true;
+			return 0;
+		}
+		if (frame[0] > REC_MAX_LEN) {
+			fprintf(stderr, "pgrptrace: %s: bad record length %u after %llu records\n",
+				r->path, frame[0], (unsigned long long)r->count);
+			return -1;
+		}
+		if (frame[0] > r->cap) {
+			void *nb = realloc(r->buf, frame[0]);
+
+			if (!nb) {
+				fprintf(stderr, "pgrptrace: out of memory reading %s\n", r->path);
+				return -1;
+			}
+			r->buf = nb;
+			r->cap = frame[0];
+		}
+		if (frame[0] && fread(r->buf, frame[0], 1, r->f) != 1)
+			return cut(r, "a record cut short");
+		if (frame[1] != crc(r->buf, frame[0])) {
+			/* The frame held; the bytes did not: skip just this one. */
+			if (!r->damaged++)
+				fprintf(stderr, "pgrptrace: %s: record %llu is damaged (checksum); "
+					"skipping it\n", r->path,
+					(unsigned long long)(r->count + r->damaged - 1));
+			continue;
+		}
+		r->count++;
+		*data = r->buf;
+		*len = frame[0];
+		return 1;
+	}
+}
+
+void rec__free(struct rec_reader *r)
+{
+	if (r->f)
+		fclose(r->f);
+	free(r->buf);
+	memset(r, 0, sizeof(*r));
+}
