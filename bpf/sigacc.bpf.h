@@ -10,6 +10,8 @@
 #include "common.bpf.h"
 
 #define SIGHUP		1
+#define SIGINT		2
+#define SIGQUIT		3
 #define SIGKILL		9
 #define SIGCHLD		17
 #define SIGCONT		18

@@ -215,9 +215,27 @@ static __always_inline void classify(struct task_struct *current_task, struct ta
 	*target = pid_nr0(tsig->pids[pidtype_pgid()]);
 	*tty = NULL;
 	if (flags & PF_WQ_WORKER) {
-		*tty = kworker_tty(cur, cause);
-		if (*cause != PGT_CAUSE_KERNEL)
+		__u32 work = PGT_CAUSE_KERNEL;
+		struct tty_struct *wtty = kworker_tty(cur, &work);
+
+		/*
+		 * The worker's tty sent it only on the path that sends it:
+		 * n_tty's isig() sends ^C ^\ ^Z to the tty's foreground group,
+		 * a hangup SIGHUP and SIGCONT. Anything else generated while
+		 * the worker runs (a timer's SIGALRM, from an interrupt) is
+		 * classified as if no worker ran.
+		 */
+		if (work == PGT_CAUSE_TTY && wtty &&
+		    (sig == SIGINT || sig == SIGQUIT || sig == SIGTSTP) &&
+		    (void *)tsig->pids[pidtype_pgid()] == (void *)tty_fg_pgrp(wtty)) {
+			*cause = PGT_CAUSE_TTY;
+			*tty = wtty;
 			return;
+		}
+		if (work == PGT_CAUSE_HANGUP && (sig == SIGHUP || sig == SIGCONT)) {
+			*cause = PGT_CAUSE_HANGUP;
+			return;
+		}
 	}
 	exiting = (flags & PF_EXITING) && !cur->exit_state;
 	if (exiting && (sig == SIGHUP || sig == SIGCONT) && csig->leader) {

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
-/* The two output formats: aligned text lines and JSON Lines (schema 1). */
+/* The two output formats: aligned text lines and JSON Lines (schema 2). */
 #ifndef __FORMAT_H
 #define __FORMAT_H
 
@@ -10,7 +10,12 @@
 #include "sigmerge.h"
 #include "escape.h"
 
-#define PGT_SCHEMA_VERSION	1
+#define PGT_SCHEMA_VERSION	2
+/*
+ * A JSON record starts {"schema":2,"seq":0, the 0 a placeholder that the
+ * output replaces with the record's number when its turn comes.
+ */
+#define PGT_JSON_SEQ_AT		(sizeof("{\"schema\":2,\"seq\":") - 1)
 
 struct fmt_ctx {
 	__s64 boot_to_real_ns;	/* CLOCK_REALTIME - CLOCK_BOOTTIME at start */

@@ -169,18 +169,23 @@ static void json_error(struct sbuf *sb, int ret)
 	sbuf__printf(sb, ",\"error\":\"%s\"", decode__errname((int)(0U - (unsigned int)ret), buf, sizeof(buf)));
 }
 
-/* The fields every record starts with; lost records have no sequence number. */
-static void json_head(struct sbuf *sb, const struct fmt_ctx *fc, const __u64 *seq, __u64 ts,
+/*
+ * The fields every record starts with. seq is a placeholder (the output
+ * numbers records as it writes them); kseq is the kernel record's number,
+ * null for records made in user space (lost, survivor, correction).
+ */
+static void json_head(struct sbuf *sb, const struct fmt_ctx *fc, const __u64 *kseq, __u64 ts,
 		      const char *event)
 {
 	char when[64];
 
 	fmt__rfc3339(fc, ts, when, sizeof(when));
-	json_u64(sb, "{\"schema\":", PGT_SCHEMA_VERSION);
-	if (seq)
-		json_u64(sb, ",\"seq\":", *seq);
+	_Static_assert(PGT_SCHEMA_VERSION == 2, "PGT_JSON_SEQ_AT assumes one digit");
+	sbuf__puts(sb, "{\"schema\":2,\"seq\":0");
+	if (kseq)
+		json_u64(sb, ",\"kseq\":", *kseq);
 	else
-		sbuf__puts(sb, ",\"seq\":null");
+		sbuf__puts(sb, ",\"kseq\":null");
 	sbuf__puts(sb, ",\"time\":\"");
 	sbuf__puts(sb, when);
 	sbuf__puts(sb, "\",\"event\":\"");

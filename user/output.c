@@ -14,6 +14,18 @@
 
 #define OUT_BATCH	(64 * 1024)	/* flush once this much is pending */
 
+/*
+ * A formatted line waiting for its turn: lines are written in the order of
+ * the kernel records they come from (key), and a signal cause still being
+ * gathered holds back every line after its first record.
+ */
+struct held_line {
+	struct held_line *next;
+	__u64 key;
+	size_t len;
+	char buf[];
+};
+
 struct output {
 	const char *path;
 	int fd;
@@ -26,6 +38,10 @@ struct output {
 	struct fmt_ctx fc;
 	struct sbuf pending;	/* whole lines not yet written */
 	struct sbuf line;	/* the line being formatted */
+	struct held_line *held, *held_tail;	/* by key, oldest first */
+	__u64 hold_from;	/* lines with a key from here on wait */
+	__u64 last_key;		/* the newest key: where keyless records go */
+	__u64 next_seq;		/* the seq of the next record written */
 };
 
 /*
@@ -76,6 +92,8 @@ static __s64 ts_ns(clockid_t clk)
 	return (__s64)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
+static int output__flush_pending(struct output *o);
+
 /* Append-only and private (0600); never through a symlink. */
 static int open_log(const char *path)
 {
@@ -88,7 +106,7 @@ int output__reopen(struct output *o)
 
 	if (!o->own_fd)
 		return 0;
-	output__flush(o);
+	output__flush_pending(o);
 	fd = open_log(o->path);
 	if (fd < 0)
 		return -errno;
@@ -105,6 +123,7 @@ struct output *output__open(const struct output_cfg *cfg)
 		fprintf(stderr, "pgrptrace: cannot allocate output: %s\n", strerror(errno));
 		return NULL;
 	}
+	o->hold_from = (__u64)-1;
 	o->json = cfg->json || cfg->ecs;
 	o->ecs = cfg->ecs;
 	o->path = cfg->path;
@@ -140,33 +159,102 @@ void output__start(struct output *o)
 		text__header(&o->pending);
 }
 
-static void output__commit_line(struct output *o)
+/* Into the queue, by key; most lines come in order and go at the tail. */
+static void output__commit_line(struct output *o, __u64 key)
 {
+	struct held_line *h, **link;
+
 	if (o->line.oom) {
 		o->err = o->err ?: -ENOMEM;
 		sbuf__reset(&o->line);
 		return;
 	}
+	h = malloc(sizeof(*h) + o->line.len);
+	if (!h) {
+		o->err = o->err ?: -ENOMEM;
+		sbuf__reset(&o->line);
+		return;
+	}
+	h->key = key;
+	h->len = o->line.len;
+	memcpy(h->buf, o->line.buf, o->line.len);
+	h->next = NULL;
+	sbuf__reset(&o->line);
+	if (key > o->last_key)
+		o->last_key = key;
+	if (!o->held || key >= o->held_tail->key) {
+		if (o->held)
+			o->held_tail->next = h;
+		else
+			o->held = h;
+		o->held_tail = h;
+		return;
+	}
+	for (link = &o->held; *link && (*link)->key <= key; link = &(*link)->next)
+		;
+	h->next = *link;
+	*link = h;
+}
+
+/* A line's turn: its seq, its ECS form, then into the next write. */
+static void output__emit(struct output *o, const char *buf, size_t len)
+{
+	struct sbuf doc = {};
+
+	if (o->json) {
+		/* The placeholder "0" after {"schema":N,"seq": becomes the number. */
+		sbuf__put(&doc, buf, PGT_JSON_SEQ_AT);
+		sbuf__put_u64(&doc, o->next_seq++);
+		sbuf__put(&doc, buf + PGT_JSON_SEQ_AT + 1, len - PGT_JSON_SEQ_AT - 1);
+		buf = doc.buf;
+		len = doc.len;
+	}
 	if (o->ecs) {
-		struct sbuf doc = {};
+		struct sbuf e = {};
 
 		/* One record that cannot be encoded costs that record only. */
-		if (ecs__convert(&o->fc, o->line.buf, o->line.len, &doc) || doc.oom) {
+		if (ecs__convert(&o->fc, buf, len, &e) || e.oom) {
+			o->next_seq--;	/* seq stays without gaps */
 			if (!o->unconverted++)
 				fprintf(stderr, "pgrptrace: skipping a record --ecs cannot encode: "
-					"%.*s", (int)o->line.len, o->line.buf);
+					"%.*s", (int)len, buf);
+			sbuf__free(&e);
 			sbuf__free(&doc);
-			sbuf__reset(&o->line);
 			return;
 		}
-		sbuf__reset(&o->line);
-		sbuf__put(&o->line, doc.buf, doc.len);
 		sbuf__free(&doc);
+		doc = e;
+		buf = doc.buf;
+		len = doc.len;
 	}
-	if (o->pending.len + o->line.len > OUT_BATCH)
-		output__flush(o);
-	sbuf__put(&o->pending, o->line.buf, o->line.len);
-	sbuf__reset(&o->line);
+	if (doc.oom) {
+		o->err = o->err ?: -ENOMEM;
+	} else {
+		if (o->pending.len + len > OUT_BATCH)
+			output__flush_pending(o);
+		sbuf__put(&o->pending, buf, len);
+	}
+	sbuf__free(&doc);
+}
+
+/* Write out, in order, the lines whose turn has come. */
+static void output__release(struct output *o, __u64 before)
+{
+	struct held_line *h;
+
+	while ((h = o->held) && h->key < before) {
+		o->held = h->next;
+		if (!o->held)
+			o->held_tail = NULL;
+		if (!o->err)
+			output__emit(o, h->buf, h->len);
+		free(h);
+	}
+}
+
+void output__hold(struct output *o, __u64 kseq)
+{
+	o->hold_from = kseq;
 }
 
 void output__event(struct output *o, const struct pgt_event *ev)
@@ -179,7 +267,7 @@ void output__event(struct output *o, const struct pgt_event *ev)
 		json__event(&o->line, &o->fc, ev);
 	else
 		text__event(&o->line, &o->fc, ev);
-	output__commit_line(o);
+	output__commit_line(o, ev->hdr->seq);
 }
 
 void output__signal(struct output *o, const struct sig_cause *c)
@@ -190,7 +278,7 @@ void output__signal(struct output *o, const struct sig_cause *c)
 		json__signal(&o->line, &o->fc, c);
 	else
 		text__signal(&o->line, &o->fc, c);
-	output__commit_line(o);
+	output__commit_line(o, c->first.hdr.seq);
 }
 
 void output__escape(struct output *o, const struct escape *e)
@@ -201,7 +289,7 @@ void output__escape(struct output *o, const struct escape *e)
 		json__escape(&o->line, &o->fc, e);
 	else
 		text__escape(&o->line, &o->fc, e);
-	output__commit_line(o);
+	output__commit_line(o, e->seq);
 }
 
 void output__survivor(struct output *o, const struct mproc *p, __u64 now_ns)
@@ -212,7 +300,7 @@ void output__survivor(struct output *o, const struct mproc *p, __u64 now_ns)
 		json__survivor(&o->line, &o->fc, p, now_ns);
 	else
 		text__survivor(&o->line, &o->fc, p, now_ns);
-	output__commit_line(o);
+	output__commit_line(o, o->last_key);
 }
 
 void output__correction(struct output *o, const struct model_note *n, const struct mproc *p,
@@ -224,7 +312,7 @@ void output__correction(struct output *o, const struct model_note *n, const stru
 		json__correction(&o->line, &o->fc, n, p, now_ns);
 	else
 		text__correction(&o->line, &o->fc, n, p, now_ns);
-	output__commit_line(o);
+	output__commit_line(o, o->last_key);
 }
 
 void output__lost(struct output *o, const struct lost_info *li)
@@ -235,7 +323,7 @@ void output__lost(struct output *o, const struct lost_info *li)
 		json__lost(&o->line, &o->fc, li);
 	else
 		text__lost(&o->line, &o->fc, li);
-	output__commit_line(o);
+	output__commit_line(o, o->last_key);
 }
 
 /*
@@ -253,7 +341,7 @@ static void trim_partial(struct output *o, off_t start, size_t written)
 		return;	/* the error being reported already says what went wrong */
 }
 
-int output__flush(struct output *o)
+static int output__flush_pending(struct output *o)
 {
 	bool watch = o->watch_stall && !stall_said && o->pending.len;
 	size_t off = 0;
@@ -285,12 +373,21 @@ int output__flush(struct output *o)
 	return o->err;
 }
 
+int output__flush(struct output *o)
+{
+	output__release(o, o->hold_from);
+	return output__flush_pending(o);
+}
+
+/* Not a record: no seq, and written after every record queued before it. */
 void output__raw(struct output *o, const struct sbuf *sb)
 {
 	if (o->err || !sb->len)
 		return;
-	sbuf__put(&o->line, sb->buf, sb->len);
-	output__commit_line(o);
+	output__release(o, (__u64)-1);
+	if (o->pending.len + sb->len > OUT_BATCH)
+		output__flush_pending(o);
+	sbuf__put(&o->pending, sb->buf, sb->len);
 }
 
 int output__error(const struct output *o)
@@ -307,7 +404,8 @@ void output__close(struct output *o)
 {
 	if (!o)
 		return;
-	output__flush(o);
+	output__release(o, (__u64)-1);
+	output__flush_pending(o);
 	if (o->own_fd)
 		close(o->fd);
 	sbuf__free(&o->pending);

@@ -37,7 +37,13 @@ void output__correction(struct output *o, const struct model_note *n, const stru
 int output__reopen(struct output *o);
 /* Whole lines formatted elsewhere (a tree, a report). */
 void output__raw(struct output *o, const struct sbuf *sb);
-/* Write what is buffered. Returns 0, or -errno once the sink has failed. */
+/*
+ * Records are written in the order of their kernel records (kseq), each
+ * given the next seq as it goes. Those from @kseq on wait: the first record
+ * of a signal cause still being gathered ((__u64)-1: none wait).
+ */
+void output__hold(struct output *o, __u64 kseq);
+/* Write what is buffered and due. Returns 0, or -errno once the sink has failed. */
 int output__flush(struct output *o);
 /* The first write error, 0 if none. */
 int output__error(const struct output *o);

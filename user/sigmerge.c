@@ -107,6 +107,17 @@ void sigmerge__flush(struct sigmerge *sm, __u64 before_ns)
 	}
 }
 
+__u64 sigmerge__oldest_seq(const struct sigmerge *sm)
+{
+	const struct sig_cause *c;
+	__u64 oldest = (__u64)-1;
+
+	for (c = sm->pending; c; c = c->next)
+		if (c->first.hdr.seq < oldest)
+			oldest = c->first.hdr.seq;
+	return oldest;
+}
+
 void sigmerge__free(struct sigmerge *sm)
 {
 	struct sig_cause *c, *next;

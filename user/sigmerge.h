@@ -42,6 +42,8 @@ void sigmerge__init(struct sigmerge *sm, sig_cause_fn fn, void *ctx);
 void sigmerge__add(struct sigmerge *sm, const struct pgt_signal *rec);
 /* Hand over causes whose last record is older than @before_ns (all if 0). */
 void sigmerge__flush(struct sigmerge *sm, __u64 before_ns);
+/* The kernel seq of the first record of the oldest cause still open, or (__u64)-1. */
+__u64 sigmerge__oldest_seq(const struct sigmerge *sm);
 void sigmerge__free(struct sigmerge *sm);
 
 #endif /* __SIGMERGE_H */

@@ -207,7 +207,15 @@ void text__signal(struct sbuf *sb, const struct fmt_ctx *fc, const struct sig_ca
 
 	text_time(sb, fc, r->hdr.ts_ns);
 	sbuf__printf(sb, "%-9s ", "signal");
-	text_proc(sb, &r->proc);
+	/*
+	 * A terminal's signal runs in a kernel worker, whose pid and groups
+	 * say nothing: the row names the tty (the JSON record keeps the worker).
+	 */
+	if ((r->proc.flags & PGT_F_KTHREAD) && decode__tty_name(r->tty, r->tty_nr, name, sizeof(name)))
+		sbuf__printf(sb, "%-7s %-7s %-7s %-7s %-8s %-16s ", "-", "-", "-", "-", name,
+			     "[tty]");
+	else
+		text_proc(sb, &r->proc);
 	sbuf__printf(sb, "%s %s -> %s", decode__signame((int)r->sig, sig, sizeof(sig)),
 		     decode__cause_name(r->cause), decode__scope_name(r->scope));
 	if (r->scope != PGT_SCOPE_ALL && r->target)

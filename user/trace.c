@@ -134,6 +134,13 @@ static void apply(struct session *s, struct pgt_event *ev)
 	escapes__report(&s->escapes, s->model, ev);
 }
 
+/* Write what is due: every record before the first of a signal cause still open. */
+static int flush_out(struct session *s)
+{
+	output__hold(s->out, sigmerge__oldest_seq(&s->sigs));
+	return output__flush(s->out);
+}
+
 static void on_escape(void *ctx, const struct escape *e)
 {
 	struct session *s = ctx;
@@ -426,7 +433,7 @@ static void run_verify(struct session *s)
 		fflush(stdout);
 	} else {
 		output__raw(s->out, &report);
-		output__flush(s->out);
+		flush_out(s);
 	}
 	sbuf__free(&report);
 	s->verify_diffs += res.differences;
@@ -659,7 +666,7 @@ static int stream(struct session *s)
 			drawn_gen = s->model->generation;
 			next_draw = now + s->opts->interval_ms * 1000000ULL;
 		}
-		if (output__flush(s->out))
+		if (flush_out(s))
 			break;
 		reap_child(s, WNOHANG);
 		if (s->child_done)
@@ -685,7 +692,7 @@ static int stream(struct session *s)
  */
 static int replay(struct session *s, const char *path)
 {
-	__u64 last_ts = 0, t0 = now_ns(CLOCK_MONOTONIC), dt;
+	__u64 last_ts = 0, ticked = 0, t0 = now_ns(CLOCK_MONOTONIC), dt;
 	struct rec_reader r;
 	void *buf;
 	__u32 len;
@@ -703,10 +710,14 @@ static int replay(struct session *s, const char *path)
 		if (len >= sizeof(struct pgt_hdr))
 			last_ts = ((struct pgt_hdr *)buf)->ts_ns;
 		on_record(s, buf, len);
+		/* Held escapes fall due by the records' clock, as they would live. */
+		if (last_ts - ticked >= 1000000ULL) {
+			escapes__tick(&s->escapes, s->model, last_ts);
+			ticked = last_ts;
+		}
 		if (!(r.count % 4096)) {
 			sigmerge__flush(&s->sigs, last_ts - 10000000ULL);
-			escapes__tick(&s->escapes, s->model, last_ts);
-			if (output__flush(s->out)) {
+			if (flush_out(s)) {
 				ret = -1;
 				break;
 			}
@@ -714,7 +725,7 @@ static int replay(struct session *s, const char *path)
 	}
 	sigmerge__flush(&s->sigs, 0);
 	escapes__flush(&s->escapes, s->model);
-	output__flush(s->out);
+	flush_out(s);
 	if (r.damaged) {
 		fprintf(stderr, "pgrptrace: %s: %llu damaged records skipped\n", path,
 			(unsigned long long)r.damaged);
@@ -832,7 +843,7 @@ int trace__run(const struct opts *o)
 			fprintf(stderr, "pgrptrace: no process matches --session %u\n", o->session);
 		else if (none)
 			fprintf(stderr, "pgrptrace: no process matches the filters\n");
-		ret = output__flush(s.out) || s.verify_diffs || none ? 1 : 0;
+		ret = flush_out(&s) || s.verify_diffs || none ? 1 : 0;
 		goto done;
 	}
 	if (release_fd >= 0) {
@@ -849,7 +860,7 @@ int trace__run(const struct opts *o)
 	 * load; give the pages back rather than hold them for hours.
 	 */
 	malloc_trim(0);
-	if (output__flush(s.out) == 0 && stream(&s) == 0)
+	if (flush_out(&s) == 0 && stream(&s) == 0)
 		ret = 0;
 	if (ret == 0 && o->verify)
 		run_verify(&s);
@@ -861,7 +872,7 @@ int trace__run(const struct opts *o)
 	if (ret == 0 && s.verify_diffs)
 		ret = 1;
 done:
-	output__flush(s.out);
+	flush_out(&s);
 	werr = output__error(s.out);
 	/* The reader of stdout went away (| head): a filter ends quietly. */
 	if (werr == -EPIPE && !o->output)

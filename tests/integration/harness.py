@@ -42,6 +42,8 @@ SCHEMA_PATH = os.path.join(TOP, "docs", "events.schema.json")
 _validator = None
 _validated = 0
 _schema_errors = []
+_seq_runs = 0
+_seq_errors = []
 
 
 def validate(records):
@@ -63,6 +65,19 @@ def validate(records):
         errs = list(_validator.iter_errors(r))
         if errs:
             _schema_errors.append((r.get("event"), errs[0].message[:200]))
+
+
+def check_seq(records):
+    """One run's native records: seq is 0, 1, 2, ... in the order written.
+    Reported as one test by Tap.done()."""
+    global _seq_runs
+    seqs = [r["seq"] for r in records if isinstance(r, dict) and "schema" in r]
+    if not seqs:
+        return
+    _seq_runs += 1
+    if seqs != list(range(len(seqs))):
+        bad = next(i for i, v in enumerate(seqs) if v != i)
+        _seq_errors.append(("record %d has seq %r" % (bad, seqs[bad])))
 
 
 def become_subreaper():
@@ -152,6 +167,9 @@ class Tap:
         if _validated:
             self.eq(_schema_errors[:5], [], "schema: all %d JSON records match %s" %
                     (_validated, os.path.relpath(SCHEMA_PATH, TOP)))
+        if _seq_runs:
+            self.eq(_seq_errors[:3], [], "seq: every one of %d runs numbers its records "
+                    "0, 1, 2, ... as written" % _seq_runs)
         print("1..%d" % self.n, flush=True)
         sys.exit(1 if self.failed else 0)
 
@@ -183,6 +201,7 @@ class Run:
             except ValueError:
                 self.bad_lines.append(line)
         validate(self.events)
+        check_seq(self.events)
 
     def of(self, event, pid=None):
         return [e for e in self.events if e.get("event") == event and

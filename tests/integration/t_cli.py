@@ -56,8 +56,10 @@ t.eq(r.rc, 3, "--record: the command's status")
 t.eq(os.stat(rec).st_mode & 0o777, 0o600, "--record: the file is created 0600")
 rp = run([PGRPTRACE, "--json", "--replay", rec])
 t.ok(rp.returncode == 0, "--replay: exit 0", (rp.returncode, rp.stderr.strip()))
-live = [(x["seq"], x["event"]) for x in r.events]
-again = [(x["seq"], x["event"]) for x in map(json.loads, rp.stdout.splitlines())]
+# The same records; a held escape may be written at another place, when its
+# hold ends by the records' clock rather than the wall clock.
+live = sorted((x["kseq"], x["event"]) for x in r.events)
+again = sorted((x["kseq"], x["event"]) for x in map(json.loads, rp.stdout.splitlines()))
 t.eq(again, live, "--replay: the same records as the live run")
 ids = lambda recs: sorted({x["process"]["entity_id"] for x in recs if x.get("process")})
 t.eq(ids(map(json.loads, rp.stdout.splitlines())), ids(r.events),

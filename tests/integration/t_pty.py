@@ -69,6 +69,22 @@ if t.eq(len(ints), 2, "^C: one tty record per ^C"):
          "^C: second to both processes of the pipeline, in one record")
     t.eq(ints[1]["target"], min(pipeline), "^C: the pipeline's group")
 
+# In the order the kernel did it (issue 14, item 15): a ^C before the deaths
+# it caused, ^Z before the shell takes the terminal back, and seq numbering
+# the records as written.
+pos = {id(e): i for i, e in enumerate(events)}
+for e in ints:
+    dead = [x for x in ev("exit") if x["process"]["pid"] in [r_["pid"] for r_ in e["recipients"]]
+            and (x["exit"] or {}).get("signal") == "SIGINT"]
+    t.ok(dead and all(pos[id(x)] > pos[id(e)] for x in dead),
+         "order: ^C to %d written before the deaths it caused" % e["target"],
+         [(x["seq"], x["process"]["pid"]) for x in dead], e["seq"])
+back = [e for e in fg if e["old_pgid"] == job and e["new_pgid"] == bash]
+if tstp and back:
+    t.ok(pos[id(tstp[0])] < pos[id(back[0])], "order: ^Z written before bash takes the tty back",
+         (tstp[0]["seq"], back[0]["seq"]))
+t.eq([e["seq"] for e in events], list(range(len(events))), "seq: 0, 1, 2, ... as written")
+
 hup = [e for e in ev("signal", signal="SIGHUP", cause="hangup") if e["target"] == bash]
 t.ok(hup and hup[0]["scope"] == "session" and [x["pid"] for x in hup[0]["recipients"]] == [bash],
      "hangup: SIGHUP to the session's leader", [(e["scope"], e["target"]) for e in hup])

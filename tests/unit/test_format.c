@@ -17,6 +17,7 @@
 #include <jansson.h>
 #include "format.h"
 #include "output.h"
+#include "sigmerge.h"
 
 static const struct fmt_ctx fc = { .boot_to_real_ns = 1764754200LL * 1000000000LL, .utc = true };
 
@@ -231,6 +232,35 @@ static void test_text_pads_by_width(void **state)
 	sbuf__free(&sb);
 }
 
+/* ^C from a kworker: the text row names the tty, not the worker (issue 14, item 16). */
+static void test_text_tty_signal_row(void **state)
+{
+	struct sig_rcpt rc[2] = { { 2001, 2001, 0, 2001 }, { 2002, 2002, 0, 2001 } };
+	struct sig_cause c = { .rcpt = rc, .nr = 2 };
+	struct sbuf sb = {};
+
+	fill_proc(&c.first.proc, "kworker/u8:7");
+	c.first.proc.pid = c.first.proc.tid = 77;
+	c.first.proc.ppid = 2;
+	c.first.proc.pgid = c.first.proc.sid = 0;
+	c.first.proc.tty_nr = 0;
+	c.first.proc.tty[0] = '\0';
+	c.first.proc.flags = PGT_F_KTHREAD;
+	c.first.sig = SIGINT;
+	c.first.scope = PGT_SCOPE_GROUP;
+	c.first.cause = PGT_CAUSE_TTY;
+	c.first.target = 2001;
+	c.first.tty_nr = (136 << 8) | 3;
+	strcpy(c.first.tty, "pts3");
+	text__signal(&sb, &fc, &c);
+	sbuf__putc(&sb, '\0');
+	assert_non_null(strstr(sb.buf, " pts/3    [tty]"));
+	assert_null(strstr(sb.buf, "kworker"));
+	assert_null(strstr(sb.buf, " 77 "));
+	assert_non_null(strstr(sb.buf, "SIGINT tty -> group 2001 on pts/3: 2001 2002 (2)"));
+	sbuf__free(&sb);
+}
+
 static void test_text_line_is_one_line(void **state)
 {
 	struct pgt_fork rec = {};
@@ -268,8 +298,10 @@ static void test_json_exit(void **state)
 	rec.status = SIGSEGV | 0x80;
 	json__event(&sb, &fc, &ev);
 	j = parse_line(&sb);
-	assert_int_equal(json_integer_value(json_object_get(j, "schema")), 1);
-	assert_int_equal(json_integer_value(json_object_get(j, "seq")), 77);
+	assert_int_equal(json_integer_value(json_object_get(j, "schema")), 2);
+	/* seq is the output's to give (0 here); kseq is the kernel record's */
+	assert_int_equal(json_integer_value(json_object_get(j, "seq")), 0);
+	assert_int_equal(json_integer_value(json_object_get(j, "kseq")), 77);
 	assert_string_equal(json_string_value(json_object_get(j, "event")), "exit");
 	assert_string_equal(json_string_value(json_object_get(j, "time")),
 			    "2025-12-03T09:30:00.123456789Z");
@@ -380,7 +412,8 @@ static void test_lost(void **state)
 	json__lost(&sb, &fc, &li);
 	j = parse_line(&sb);
 	assert_string_equal(json_string_value(json_object_get(j, "event")), "lost");
-	assert_true(json_is_null(json_object_get(j, "seq")));
+	assert_true(json_is_integer(json_object_get(j, "seq")));
+	assert_true(json_is_null(json_object_get(j, "kseq")));
 	assert_true(json_is_null(json_object_get(j, "process")));
 	l = json_object_get(j, "lost");
 	assert_int_equal(json_integer_value(json_object_get(l, "total")), 5);
@@ -430,8 +463,91 @@ static void test_ecs_bad_record_costs_one(void **state)
 	for (i = 0; i < n; i++)
 		lines += buf[i] == '\n';
 	assert_int_equal(lines, 2);
+	/* seq numbers the records written: no gap where one was left out */
 	assert_non_null(strstr(buf, "\"sequence\":0"));
-	assert_non_null(strstr(buf, "\"sequence\":2"));
+	assert_non_null(strstr(buf, "\"sequence\":1"));
+	assert_non_null(strstr(buf, "\"kseq\":2"));
+}
+
+static struct pgt_exit exit_rec(__u64 kseq)
+{
+	struct pgt_exit rec = {};
+
+	rec.hdr.type = PGT_EXIT;
+	rec.hdr.size = sizeof(rec);
+	rec.hdr.seq = kseq;
+	fill_proc(&rec.proc, "sh");
+	return rec;
+}
+
+/* Reads back the (seq, kseq) pairs of the file's records. */
+static int read_order(const char *path, long long pairs[][2], int max)
+{
+	char line[4096];
+	FILE *f = fopen(path, "r");
+	int n = 0;
+
+	assert_non_null(f);
+	while (n < max && fgets(line, sizeof(line), f)) {
+		json_error_t err;
+		json_t *j = json_loads(line, 0, &err);
+
+		assert_non_null(j);
+		pairs[n][0] = json_integer_value(json_object_get(j, "seq"));
+		pairs[n][1] = json_integer_value(json_object_get(j, "kseq"));
+		json_decref(j);
+		n++;
+	}
+	fclose(f);
+	return n;
+}
+
+/*
+ * Records go out in the kernel's order (kseq), a signal cause still being
+ * gathered holds back what came after its first record, and seq numbers
+ * what is written: 0, 1, 2, ... (issue 14, items 14 and 15).
+ */
+static void test_output_in_kernel_order(void **state)
+{
+	char path[] = "/tmp/pgt-order-XXXXXX";
+	struct output_cfg cfg = { .json = true, .offline = true, .path = path };
+	struct sig_rcpt rc = { 300, 300, 0, 300 };
+	struct sig_cause c = { .rcpt = &rc, .nr = 1 };
+	struct pgt_exit a = exit_rec(8), b = exit_rec(7), d = exit_rec(6);
+	struct pgt_event ea = { .hdr = &a.hdr, .exit = &a }, eb = { .hdr = &b.hdr, .exit = &b };
+	struct pgt_event ed = { .hdr = &d.hdr, .exit = &d };
+	long long got[8][2];
+	struct output *o;
+	int fd;
+
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	o = output__open(&cfg);
+	assert_non_null(o);
+	/* A cause opened at kseq 5 is still being gathered: 8 and 7 wait. */
+	output__event(o, &ea);
+	output__event(o, &eb);
+	output__hold(o, 5);
+	assert_int_equal(output__flush(o), 0);
+	assert_int_equal(read_order(path, got, 8), 0);
+	/* It completes; 6 arrives late. Then all, in kernel order. */
+	fill_proc(&c.first.proc, "kill");
+	c.first.hdr.seq = 5;
+	c.first.sig = SIGTERM;
+	output__signal(o, &c);
+	output__event(o, &ed);
+	output__hold(o, (__u64)-1);
+	assert_int_equal(output__flush(o), 0);
+	output__close(o);
+	assert_int_equal(read_order(path, got, 8), 4);
+	unlink(path);
+	assert_int_equal(got[0][1], 5);
+	assert_int_equal(got[1][1], 6);
+	assert_int_equal(got[2][1], 7);
+	assert_int_equal(got[3][1], 8);
+	assert_int_equal(got[0][0], 0);
+	assert_int_equal(got[3][0], 3);
 }
 
 int main(void)
@@ -441,10 +557,12 @@ int main(void)
 		cmocka_unit_test(test_text_hostile_comm),
 		cmocka_unit_test(test_text_line_is_one_line),
 		cmocka_unit_test(test_text_pads_by_width),
+		cmocka_unit_test(test_text_tty_signal_row),
 		cmocka_unit_test(test_json_exit),
 		cmocka_unit_test(test_json_setsid_and_setpgid),
 		cmocka_unit_test(test_lost),
 		cmocka_unit_test(test_ecs_bad_record_costs_one),
+		cmocka_unit_test(test_output_in_kernel_order),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
