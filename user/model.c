@@ -698,6 +698,26 @@ void model__drop_reaped(struct model *m)
 	}
 }
 
+unsigned int model__audit_zombies(struct model *m, __u64 now_ns, __u64 age_ns)
+{
+	long tick_ns = 1000000000L / sysconf(_SC_CLK_TCK);
+	struct mproc *p, *tmp;
+	struct proc_stat st;
+	unsigned int n = 0;
+
+	HASH_ITER(hh, m->procs, p, tmp) {
+		if (!p->zombie || now_ns - p->updated_ns < age_ns)
+			continue;
+		if (m->read_stat((pid_t)p->pid, &st) == 0 &&
+		    st.start_ticks == p->start_ns / (__u64)tick_ns)
+			continue;
+		note(m, NOTE_RESYNC_REMOVED, p->pid, 0, 0);
+		proc_remove(m, p);
+		n++;
+	}
+	return n;
+}
+
 void model__resync_begin(struct model *m)
 {
 	struct mproc *p, *tmp;

@@ -148,6 +148,13 @@ void model__resync_begin(struct model *m);
 void model__confirm_reparents(struct model *m, __u64 now_ns, __u64 age_ns);
 /* Predicted reparents still waiting for /proc to agree (a parent still exiting). */
 unsigned int model__pending_reparents(const struct model *m);
+/*
+ * A zombie that /proc no longer has, @age_ns after its exit (its reap record
+ * is then overdue: the free follows the reap by an RCU grace period), is
+ * removed with a NOTE_RESYNC_REMOVED: the model never keeps a dead process
+ * without an event or a check. Returns how many were removed.
+ */
+unsigned int model__audit_zombies(struct model *m, __u64 now_ns, __u64 age_ns);
 
 /*
  * The free that reports a reap (sched_process_free) runs after an RCU grace

@@ -43,6 +43,8 @@
 #define VERIFY_TRIES		25
 #define VERIFY_TRIES_EXITING	500
 #define VERIFY_WAIT_MS		20
+#define ZOMBIE_AUDIT_NS		1000000000ULL
+#define ZOMBIE_OVERDUE_NS	5000000000ULL
 
 static volatile sig_atomic_t stop_signal;
 static volatile sig_atomic_t reopen_requested;	/* SIGHUP with -o: logrotate */
@@ -99,6 +101,8 @@ struct session {
 	struct rec_writer record;	/* --record, when .f is set */
 	__u64 forks_unseen;		/* PGT_STAT_FORK_UNSEEN already acted on */
 	__u64 no_state;			/* PGT_STAT_NO_STATE already acted on */
+	__u64 zombies_checked_ns;	/* last audit_zombies() */
+	unsigned int reap_missed_said;
 };
 
 static __u64 now_ns(clockid_t clk)
@@ -619,6 +623,22 @@ static int child_exit_code(const struct session *s)
 	return 1;
 }
 
+/*
+ * Once a second: a zombie /proc no longer has, whose reap record is 5 s
+ * overdue, leaves the model (a correction record, said once on stderr).
+ */
+static void audit_zombies(struct session *s)
+{
+	__u64 now = now_ns(CLOCK_BOOTTIME);
+
+	if (now - s->zombies_checked_ns < ZOMBIE_AUDIT_NS)
+		return;
+	s->zombies_checked_ns = now;
+	if (model__audit_zombies(s->model, now, ZOMBIE_OVERDUE_NS) && !s->reap_missed_said++)
+		fprintf(stderr, "pgrptrace: a process was reaped without its record; "
+			"removed from the model (a correction record says which)\n");
+}
+
 static int stream(struct session *s)
 {
 	__u64 deadline = 0, next_draw = 0, drawn_gen = (__u64)-1, now;
@@ -647,6 +667,7 @@ static int stream(struct session *s)
 		}
 		escapes__tick(&s->escapes, s->model, now_ns(CLOCK_BOOTTIME));
 		model__confirm_reparents(s->model, now_ns(CLOCK_BOOTTIME), 20000000ULL);
+		audit_zombies(s);
 		if (reopen_requested) {
 			reopen_requested = 0;
 			err = output__reopen(s->out);

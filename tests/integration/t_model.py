@@ -8,7 +8,8 @@ import os
 import signal
 import tempfile
 
-from harness import PGRPTRACE, Proc, Tap, check_nothing_left, run, run_tracer, wait_until, workload
+from harness import (PGRPTRACE, Proc, Tap, Tracer, check_nothing_left, run, run_tracer,
+                     wait_until, workload)
 
 t = Tap()
 
@@ -148,6 +149,23 @@ for k in ("a", "b", "c", "d", "w"):
         pass
 w.finish(30)
 os.unlink(facts_path)
+
+# A reap record that never comes (kept out of the model here): once /proc no
+# longer has the zombie and its record is 5 s overdue, the model lets it go,
+# with a correction record and a word on stderr (issue 14, item 8).
+tr = Tracer(["-v", "--json", "--", "sh", "-c", "/bin/true & wait; echo >&2 reaped; exec sleep 60"],
+            env={"PGRPTRACE_TEST_SKIP": "reap"})
+if tr.ready() and tr.seen('"correction":"removed"', timeout=60):
+    rc, out, err = tr.stop()
+    recs = [json.loads(l) for l in out.splitlines() if l.startswith("{")]
+    gone = [e["pid"] for e in recs if e["event"] == "correction" and e["correction"] == "removed"]
+    true = [e["process"]["pid"] for e in recs if e["event"] == "exec" and
+            e["filename"] == "/bin/true"]
+    t.eq(gone, true, "missed reap: the zombie leaves the model, said in a correction")
+    t.ok("reaped without its record" in err, "missed reap: said on stderr", err.strip()[-300:])
+else:
+    tr.stop()
+    t.ok(False, "missed reap: a correction record within 60 s")
 
 check_nothing_left(t, "model")
 t.done()

@@ -153,12 +153,14 @@ static void test_reparent_subreaper_and_init(void **state)
 	model__free(m);
 }
 
-static int mismatches;
+static int mismatches, removed;
 
 static void count_note(void *ctx, const struct model_note *n)
 {
 	if (n->kind == NOTE_REPARENT_MISMATCH)
 		mismatches++;
+	if (n->kind == NOTE_RESYNC_REMOVED)
+		removed++;
 }
 
 static void test_reparent_mismatch_is_corrected(void **state)
@@ -343,6 +345,42 @@ static void test_tree_json_comm_hex(void **state)
 	assert_non_null(strstr(sb.buf, "\"comm_hex\":\"61fffe\""));
 	assert_null(strstr(sb.buf, "\"comm\":\"init\",\"comm_hex\""));
 	sbuf__free(&sb);
+	model__free(m);
+}
+
+/*
+ * A zombie whose reap record never came (issue 14, item 8): gone from /proc
+ * and 5 s past its exit, it leaves the model, with a note; still in /proc,
+ * or only just exited (its record may be in flight), it stays.
+ */
+static void test_zombie_without_reap_leaves(void **state)
+{
+	struct model *m = base();
+	struct mproc *z;
+	__u64 t;
+
+	model__set_stat_fn(m, fake_stat);
+	model__set_note_fn(m, count_note, NULL);
+	fork_(m, ctx(31342, 100, 31342, 100, 30, "sh"), ctx(31355, 31342, 31342, 100, 40, "mkdir"));
+	exit_(m, ctx(31355, 31342, 31342, 100, 40, "mkdir"), 0);
+	z = model__find(m, 31355);
+	assert_true(z->zombie);
+	t = z->updated_ns;
+	/* /proc still has it (its parent has not waited): kept. */
+	fake.kid = 31355;
+	fake.kid_ppid = 31342;
+	fake.parent = 0;
+	assert_int_equal(model__audit_zombies(m, t + 10000000000ULL, 5000000000ULL), 0);
+	/* Gone from /proc, but only just: its record may be in flight. */
+	fake.kid = 0;
+	assert_int_equal(model__audit_zombies(m, t + 1000000000ULL, 5000000000ULL), 0);
+	assert_non_null(model__find(m, 31355));
+	/* Gone, and 5 s on: removed. */
+	removed = 0;
+	assert_int_equal(model__audit_zombies(m, t + 6000000000ULL, 5000000000ULL), 1);
+	assert_null(model__find(m, 31355));
+	assert_int_equal(removed, 1);
+	assert_non_null(model__find(m, 31342));
 	model__free(m);
 }
 
@@ -579,6 +617,7 @@ int main(void)
 		cmocka_unit_test(test_reparent_pending_then_proc_wins),
 		cmocka_unit_test(test_reparent_pending_while_parent_exits),
 		cmocka_unit_test(test_exact_start_reaches_lineage),
+		cmocka_unit_test(test_zombie_without_reap_leaves),
 		cmocka_unit_test(test_reparent_parent_alive_proc_wins),
 		cmocka_unit_test(test_innermost_login),
 		cmocka_unit_test(test_innermost_login_snapshot),
