@@ -71,6 +71,7 @@ help:
 	@echo 'make run        install missing packages, build, and trace (root)'
 	@echo 'make check      install missing packages, build, and run every test'
 	@echo 'make check-loaded  the same with a busy loop on every vCPU'
+	@echo 'make soak       logins, jobs, timers and churn at once, checked (root, SOAK_SECONDS=600)'
 	@echo 'make bench      install the observers and run the benchmark (root, ~8 min)'
 	@echo 'make bpf        build only the BPF object (ARCH=x86|arm64)'
 	@echo 'make vmlinux    regenerate vmlinux/$$(ARCH)/vmlinux.h from this kernel'

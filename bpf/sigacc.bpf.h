@@ -45,6 +45,7 @@ __u64 sig_group_next __weak = 1;
  */
 struct sigacc {
 	struct pgt_signal rec;	/* the record being gathered */
+	__u64 sigs;		/* the signals this syscall sends (bit N: signal N) */
 	bool open;		/* between the syscall's entry and exit */
 	bool wanted;		/* someone involved is traced */
 	bool sender;		/* rec.proc is filled */
@@ -139,6 +140,7 @@ static __always_inline void acc_start(__u32 cause, __u32 scope, __s32 target, __
 	e->tty[0] = '\0';
 	a->wanted = tgid_wanted(cur_tgid());
 	a->sender = false;
+	a->sigs = sig && sig < 64 ? 1ULL << sig : 0;
 	a->open = true;
 }
 
@@ -250,13 +252,34 @@ static __always_inline bool ioctl_cause(__u32 cmd, __u32 *cause)
 	return false;
 }
 
-/* Called by the tty programs at ioctl entry and exit. */
-static __always_inline void sig_ioctl_enter(__u32 cmd)
+/* The signals a tty ioctl sends; @arg is TIOCSIG's signal. */
+static __always_inline __u64 ioctl_sigs(__u32 cmd, __u64 arg)
 {
+	switch (cmd) {
+	case TIOCSWINSZ:
+		return 1ULL << SIGWINCH;
+	case TIOCNOTTY:
+		return (1ULL << SIGHUP) | (1ULL << SIGCONT);
+	case TIOCSIG:
+		return arg > 0 && arg < 64 ? 1ULL << arg : 0;
+	case TIOCSPGRP:
+		return 1ULL << SIGTTOU;
+	}
+	return 0;
+}
+
+/* Called by the tty programs at ioctl entry and exit. */
+static __always_inline void sig_ioctl_enter(__u32 cmd, __u64 arg)
+{
+	struct sigacc *a;
 	__u32 cause;
 
-	if (signal_mode && ioctl_cause(cmd, &cause))
-		acc_start(cause, PGT_SCOPE_GROUP, 0, 0);
+	if (!signal_mode || !ioctl_cause(cmd, &cause))
+		return;
+	acc_start(cause, PGT_SCOPE_GROUP, 0, 0);
+	a = sigacc_of_current(0);
+	if (a)
+		a->sigs = ioctl_sigs(cmd, arg);
 }
 
 static __always_inline void sig_ioctl_exit(long ret)

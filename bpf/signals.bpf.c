@@ -307,8 +307,13 @@ static __always_inline int handle_signal(int sig, int code, struct task_struct *
 	 */
 	if (signal_mode == 1 && sig == SIGCHLD && code > 0 && code <= 6)
 		return 0;
+	/*
+	 * Inside a signalling syscall, a signal it sends is part of its
+	 * record; another (a timer's, from an interrupt that landed on this
+	 * task) is classified on its own below.
+	 */
 	a = sigacc_of_current(0);
-	if (a && a->open) {
+	if (a && a->open && sig > 0 && sig < 64 && (a->sigs & (1ULL << sig))) {
 		acc_add(a, t, sig, result, code);
 		return 0;
 	}

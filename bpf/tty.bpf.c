@@ -109,7 +109,7 @@ int sys_enter_ioctl(struct trace_event_raw_sys_enter *ctx)
 	if (cmd != TIOCSCTTY && cmd != TIOCNOTTY && cmd != TIOCSPGRP && cmd != TIOCSWINSZ &&
 	    cmd != TIOCSIG)
 		return 0;
-	sig_ioctl_enter(cmd);
+	sig_ioctl_enter(cmd, ctx->args[2]);
 	if (cmd == TIOCSWINSZ || cmd == TIOCSIG || !tgid_wanted(cur_tgid()))
 		return 0;
 	tty = BPF_CORE_READ(cur, signal, tty);

@@ -98,6 +98,13 @@ test: check
 check-loaded:
 	$(Q)tests/cpu-hogs $(MAKE) --no-print-directory check
 
+# Logins, job control, timer signals and churn together for SOAK_SECONDS,
+# the model checked against /proc between rounds (not run by CI).
+SOAK_SECONDS	?= 600
+soak: test-bins
+	$(Q)SOAK_SECONDS=$(SOAK_SECONDS) PGRPTRACE=$(CURDIR)/$(BIN) WORKLOAD=$(CURDIR)/$(WORKLOAD) \
+		FIDELITY=$(CURDIR)/$(FIDELITY) python3 tests/soak.py
+
 # Fuzzing: libFuzzer with ASan and UBSan over decode, model and output.
 FUZZ_DIR	:= $(OUTPUT)/fuzz
 FUZZ_BIN	:= $(FUZZ_DIR)/fuzz_records
@@ -111,7 +118,7 @@ $(FUZZ_BIN): tests/fuzz/fuzz_records.c $(FUZZ_SRCS) $(wildcard user/*.h bpf/pgrp
 	$(call msg,FUZZ,$@)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) tests/fuzz/fuzz_records.c $(FUZZ_SRCS) -ljansson -o $@
 
-.PHONY: fuzz fuzz-short prove-all check-levels check-loaded
+.PHONY: fuzz fuzz-short prove-all check-levels check-loaded soak
 fuzz: $(FUZZ_BIN)
 	$(Q)mkdir -p $(FUZZ_DIR)/corpus
 	$(FUZZ_BIN) -max_total_time=$(or $(FUZZ_TIME),300) $(FUZZ_DIR)/corpus tests/fuzz/corpus

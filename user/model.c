@@ -711,7 +711,7 @@ unsigned int model__audit_zombies(struct model *m, __u64 now_ns, __u64 age_ns)
 		if (m->read_stat((pid_t)p->pid, &st) == 0 &&
 		    st.start_ticks == p->start_ns / (__u64)tick_ns)
 			continue;
-		note(m, NOTE_RESYNC_REMOVED, p->pid, 0, 0);
+		note(m, NOTE_ZOMBIE_GONE, p->pid, 0, 0);
 		proc_remove(m, p);
 		n++;
 	}

@@ -90,6 +90,7 @@ enum model_note_kind {
 	NOTE_RESYNC_ADDED,		/* a resync found a process the model missed */
 	NOTE_RESYNC_CHANGED,		/* a resync corrected a process */
 	NOTE_RESYNC_REMOVED,		/* a resync found a process gone */
+	NOTE_ZOMBIE_GONE,		/* a zombie /proc no longer has, its reap unseen */
 };
 
 struct model_note {
@@ -149,10 +150,11 @@ void model__confirm_reparents(struct model *m, __u64 now_ns, __u64 age_ns);
 /* Predicted reparents still waiting for /proc to agree (a parent still exiting). */
 unsigned int model__pending_reparents(const struct model *m);
 /*
- * A zombie that /proc no longer has, @age_ns after its exit (its reap record
- * is then overdue: the free follows the reap by an RCU grace period), is
- * removed with a NOTE_RESYNC_REMOVED: the model never keeps a dead process
- * without an event or a check. Returns how many were removed.
+ * A zombie that /proc no longer has, @age_ns after its exit, was reaped: it
+ * is removed with a NOTE_ZOMBIE_GONE, so that the model never keeps a dead
+ * process without an event or a check. Its reap record may still come: it
+ * is written when the task is freed, an RCU grace period after the reap,
+ * which lazy RCU can stretch to seconds. Returns how many were removed.
  */
 unsigned int model__audit_zombies(struct model *m, __u64 now_ns, __u64 age_ns);
 

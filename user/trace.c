@@ -44,7 +44,7 @@
 #define VERIFY_TRIES_EXITING	500
 #define VERIFY_WAIT_MS		20
 #define ZOMBIE_AUDIT_NS		1000000000ULL
-#define ZOMBIE_OVERDUE_NS	5000000000ULL
+#define ZOMBIE_GONE_NS		1000000000ULL
 
 static volatile sig_atomic_t stop_signal;
 static volatile sig_atomic_t reopen_requested;	/* SIGHUP with -o: logrotate */
@@ -102,7 +102,7 @@ struct session {
 	__u64 forks_unseen;		/* PGT_STAT_FORK_UNSEEN already acted on */
 	__u64 no_state;			/* PGT_STAT_NO_STATE already acted on */
 	__u64 zombies_checked_ns;	/* last audit_zombies() */
-	unsigned int reap_missed_said;
+	__u64 zombies_gone;		/* zombies removed by it (NOTE_ZOMBIE_GONE) */
 };
 
 static __u64 now_ns(clockid_t clk)
@@ -289,6 +289,12 @@ static void on_note(void *ctx, const struct model_note *n)
 		fprintf(stderr,
 			"pgrptrace: pid %u was reparented to %u, not %u as predicted; corrected\n",
 			n->pid, n->actual, n->expected);
+		break;
+	case NOTE_ZOMBIE_GONE:
+		s->zombies_gone++;
+		if (s->opts->verbose)
+			fprintf(stderr, "pgrptrace: zombie %u is gone from /proc before its reap "
+				"record; removed from the model\n", n->pid);
 		break;
 	case NOTE_RESYNC_ADDED:
 	case NOTE_RESYNC_CHANGED:
@@ -624,8 +630,8 @@ static int child_exit_code(const struct session *s)
 }
 
 /*
- * Once a second: a zombie /proc no longer has, whose reap record is 5 s
- * overdue, leaves the model (a correction record, said once on stderr).
+ * Once a second: a zombie /proc no longer has, a second after its exit,
+ * leaves the model whether or not its reap record has come (on_note()).
  */
 static void audit_zombies(struct session *s)
 {
@@ -634,9 +640,7 @@ static void audit_zombies(struct session *s)
 	if (now - s->zombies_checked_ns < ZOMBIE_AUDIT_NS)
 		return;
 	s->zombies_checked_ns = now;
-	if (model__audit_zombies(s->model, now, ZOMBIE_OVERDUE_NS) && !s->reap_missed_said++)
-		fprintf(stderr, "pgrptrace: a process was reaped without its record; "
-			"removed from the model (a correction record says which)\n");
+	model__audit_zombies(s->model, now, ZOMBIE_GONE_NS);
 }
 
 static int stream(struct session *s)
@@ -904,6 +908,9 @@ done:
 		ret = 1;
 	}
 	report_summary(&s);
+	if (o->verbose && s.zombies_gone)
+		fprintf(stderr, "pgrptrace: %llu zombies left the model when /proc no longer had "
+			"them, before their reap records\n", (unsigned long long)s.zombies_gone);
 	/* A record left out is a partial result: said, and the exit status says it. */
 	if (s.bad_records) {
 		fprintf(stderr, "pgrptrace: %llu malformed records skipped\n",

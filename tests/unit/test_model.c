@@ -159,7 +159,7 @@ static void count_note(void *ctx, const struct model_note *n)
 {
 	if (n->kind == NOTE_REPARENT_MISMATCH)
 		mismatches++;
-	if (n->kind == NOTE_RESYNC_REMOVED)
+	if (n->kind == NOTE_ZOMBIE_GONE)
 		removed++;
 }
 
@@ -350,8 +350,8 @@ static void test_tree_json_comm_hex(void **state)
 
 /*
  * A zombie whose reap record never came (issue 14, item 8): gone from /proc
- * and 5 s past its exit, it leaves the model, with a note; still in /proc,
- * or only just exited (its record may be in flight), it stays.
+ * a while after its exit, it leaves the model, with a note; still in /proc,
+ * or only just exited, it stays.
  */
 static void test_zombie_without_reap_leaves(void **state)
 {
