@@ -58,8 +58,7 @@ enum {
 };
 
 static const struct argp_option options[] = {
-	{ "help", 'h', NULL, 0, "Give this help list", -1 },
-	{ "json", 'j', NULL, 0, "JSON Lines output (schema 1, docs/events.md)", 0 },
+	{ "json", 'j', NULL, 0, "JSON Lines output (schema 2, docs/events.md)", 0 },
 	{ "ecs", OPT_ECS, NULL, 0,
 	  "JSON Lines as Elastic Common Schema documents, the record under \"pgrptrace\"", 0 },
 	{ "output", 'o', "FILE", 0, "Append output to FILE (created 0600)", 0 },
@@ -93,6 +92,7 @@ static const struct argp_option options[] = {
 	{ NULL, 0, NULL, 0, "Self-check:", 2 },
 	{ "check", OPT_CHECK, NULL, 0,
 	  "Say what this kernel offers and which hook each event would use; no tracing", 2 },
+	{ "help", 'h', NULL, 0, "Give this help list", -1 },
 	{},
 };
 
