@@ -9,6 +9,9 @@
 
 #include "common.bpf.h"
 
+/* Bit N-1 of a mask stands for signal N (1..64); 0 for anything else. */
+#define SIGBIT(n)	((n) >= 1 && (n) <= 64 ? 1ULL << ((n) - 1) : 0)
+
 #define SIGHUP		1
 #define SIGINT		2
 #define SIGQUIT		3
@@ -45,7 +48,7 @@ __u64 sig_group_next __weak = 1;
  */
 struct sigacc {
 	struct pgt_signal rec;	/* the record being gathered */
-	__u64 sigs;		/* the signals this syscall sends (bit N: signal N) */
+	__u64 sigs;		/* the signals this syscall sends (SIGBIT) */
 	bool open;		/* between the syscall's entry and exit */
 	bool wanted;		/* someone involved is traced */
 	bool sender;		/* rec.proc is filled */
@@ -140,7 +143,7 @@ static __always_inline void acc_start(__u32 cause, __u32 scope, __s32 target, __
 	e->tty[0] = '\0';
 	a->wanted = tgid_wanted(cur_tgid());
 	a->sender = false;
-	a->sigs = sig && sig < 64 ? 1ULL << sig : 0;
+	a->sigs = SIGBIT(sig);
 	a->open = true;
 }
 
@@ -257,13 +260,13 @@ static __always_inline __u64 ioctl_sigs(__u32 cmd, __u64 arg)
 {
 	switch (cmd) {
 	case TIOCSWINSZ:
-		return 1ULL << SIGWINCH;
+		return SIGBIT(SIGWINCH);
 	case TIOCNOTTY:
-		return (1ULL << SIGHUP) | (1ULL << SIGCONT);
+		return SIGBIT(SIGHUP) | SIGBIT(SIGCONT);
 	case TIOCSIG:
-		return arg > 0 && arg < 64 ? 1ULL << arg : 0;
+		return SIGBIT(arg);
 	case TIOCSPGRP:
-		return 1ULL << SIGTTOU;
+		return SIGBIT(SIGTTOU);
 	}
 	return 0;
 }

@@ -137,9 +137,9 @@ int sys_exit_rt_sigqueueinfo(struct trace_event_raw_sys_exit *ctx)
 SEC("tp/syscalls/sys_enter_pidfd_send_signal")
 int sys_enter_pidfd_send_signal(struct trace_event_raw_sys_enter *ctx)
 {
+	/* args[0] is a pidfd: the target comes from the first recipient. */
 	if (signal_mode && ctx->args[1])
-		acc_start(PGT_CAUSE_KILL, PGT_SCOPE_PROCESS, host_number((__s32)ctx->args[0]),
-			  (__u32)ctx->args[1]);
+		acc_start(PGT_CAUSE_KILL, PGT_SCOPE_PROCESS, 0, (__u32)ctx->args[1]);
 	return 0;
 }
 
@@ -313,7 +313,7 @@ static __always_inline int handle_signal(int sig, int code, struct task_struct *
 	 * task) is classified on its own below.
 	 */
 	a = sigacc_of_current(0);
-	if (a && a->open && sig > 0 && sig < 64 && (a->sigs & (1ULL << sig))) {
+	if (a && a->open && (a->sigs & SIGBIT(sig))) {
 		acc_add(a, t, sig, result, code);
 		return 0;
 	}

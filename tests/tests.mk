@@ -108,7 +108,8 @@ soak: test-bins
 # Fuzzing: libFuzzer with ASan and UBSan over decode, model and output.
 FUZZ_DIR	:= $(OUTPUT)/fuzz
 FUZZ_BIN	:= $(FUZZ_DIR)/fuzz_records
-FUZZ_SRCS	:= $(filter-out user/main.c user/loader.c user/trace.c user/snapshot.c user/check.c,$(USER_SRCS))
+FUZZ_SRCS	:= $(filter-out user/main.c user/loader.c user/trace.c user/snapshot.c user/check.c \
+		   user/recording.c,$(USER_SRCS))
 FUZZ_CFLAGS	:= -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 		   -std=gnu11 -D_GNU_SOURCE -Ibpf -Iuser -I$(OUTPUT) $(WARNINGS)
 FUZZ_SECONDS	?= 20

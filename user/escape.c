@@ -324,7 +324,7 @@ void escapes__report(struct escapes *es, struct model *m, const struct pgt_event
 			memcpy(e.from.tty, t->tty, sizeof(e.from.tty));
 			e.to.tty_nr = 0;
 			e.to.tty[0] = '\0';
-			es->fn(es->ctx, &e);
+			emit(es, &e);
 		}
 		break;
 	case PGT_CGROUP: {
@@ -335,7 +335,7 @@ void escapes__report(struct escapes *es, struct model *m, const struct pgt_event
 			break;
 		escape_init(&e, m, ESC_CGROUP, ev->hdr, &ev->cgroup->proc);
 		memcpy(e.detail, ev->cgroup->path, sizeof(e.detail));
-		es->fn(es->ctx, &e);
+		emit(es, &e);
 		break;
 	}
 	case PGT_FORK:

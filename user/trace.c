@@ -95,7 +95,7 @@ struct session {
 	bool need_resync;		/* events were lost: re-read the machine */
 	unsigned int resyncs;
 	pid_t child;			/* the command, 0 if none */
-	__u64 child_start_ns;		/* with child: its identity */
+	struct lineage *child_line;	/* with child: its lineage link (held) */
 	int child_status;
 	bool child_done;
 	struct rec_writer record;	/* --record, when .f is set */
@@ -164,7 +164,7 @@ static void report_survivors(struct session *s)
 		if (p->zombie || p->pid == (__u32)s->child)
 			continue;
 		for (l = p->lineage ? p->lineage->parent : NULL; l; l = l->parent)
-			if (l->pid == (__u32)s->child && l->start_ns == s->child_start_ns)
+			if (l == s->child_line)
 				break;
 		if (l)
 			output__survivor(s->out, p, now);
@@ -423,7 +423,8 @@ static void run_verify(struct session *s)
 			s->need_resync = false;
 			take_snapshot(s, true);
 		}
-		model__confirm_reparents(s->model, 0, 0);
+		/* Pending only while the old parent may still be in do_exit: bounded. */
+		model__confirm_reparents(s->model, now_ns(CLOCK_BOOTTIME), 0);
 		model__drop_reaped(s->model);
 		sbuf__reset(&report);
 		err = verify__run(s->model, &report, &res);
@@ -461,7 +462,7 @@ static bool is_descendant(const struct session *s, pid_t pid)
 	if (!s->child || !p)
 		return false;
 	for (l = p->lineage; l; l = l->parent)
-		if (l->pid == (__u32)s->child && l->start_ns == s->child_start_ns)
+		if (l == s->child_line)
 			return true;
 	return false;
 }
@@ -611,9 +612,10 @@ static void reap_child(struct session *s, int flags)
 
 	if (!s->child || s->child_done)
 		return;
+	/* A blocking wait gives way to SIGINT and SIGTERM. */
 	do {
 		r = waitpid(s->child, &s->child_status, flags);
-	} while (r < 0 && errno == EINTR);
+	} while (r < 0 && errno == EINTR && !stop_signal);
 	if (r == s->child)
 		s->child_done = true;
 }
@@ -736,7 +738,7 @@ static int replay(struct session *s, const char *path)
 			last_ts = ((struct pgt_hdr *)buf)->ts_ns;
 		on_record(s, buf, len);
 		/* Held escapes fall due by the records' clock, as they would live. */
-		if (last_ts - ticked >= 1000000ULL) {
+		if (last_ts > ticked + 1000000ULL) {
 			escapes__tick(&s->escapes, s->model, last_ts);
 			ticked = last_ts;
 		}
@@ -851,7 +853,8 @@ int trace__run(const struct opts *o)
 	if (s.child) {
 		const struct mproc *cp = model__find(s.model, (__u32)s.child);
 
-		s.child_start_ns = cp ? cp->start_ns : 0;
+		/* Its link, not its (pid, start): a start read from /proc is corrected later. */
+		s.child_line = cp ? lineage__get(cp->lineage) : NULL;
 	}
 	if (o->snapshot || (o->verify && !o->cmd)) {
 		bool none = false;
@@ -887,10 +890,22 @@ int trace__run(const struct opts *o)
 	malloc_trim(0);
 	if (flush_out(&s) == 0 && stream(&s) == 0)
 		ret = 0;
-	if (ret == 0 && o->verify)
-		run_verify(&s);
-	if (ret == 0 && o->escapes && s.child)
-		report_survivors(&s);
+	if (output__error(s.out) == -EPIPE && !o->output) {
+		/*
+		 * The reader of stdout went away (| head): nobody is left to tell,
+		 * so tracing stops; the command's status is still ours to give.
+		 */
+		ret = 0;
+		ring_buffer__free(s.rb);
+		s.rb = NULL;
+		loader__stop(&s.loader);
+		reap_child(&s, 0);
+	} else {
+		if (ret == 0 && o->verify)
+			run_verify(&s);
+		if (ret == 0 && o->escapes && s.child)
+			report_survivors(&s);
+	}
 	/* The command's status; a model that differed fails a command that did not. */
 	if (ret == 0 && s.child_done && !stop_signal)
 		ret = child_exit_code(&s);
@@ -945,5 +960,6 @@ out:
 	sbuf__free(&s.last_tree);
 	sigmerge__free(&s.sigs);
 	escapes__free(&s.escapes);
+	lineage__put(s.child_line);
 	return ret;
 }

@@ -71,7 +71,7 @@ def check_seq(records):
     """One run's native records: seq is 0, 1, 2, ... in the order written.
     Reported as one test by Tap.done()."""
     global _seq_runs
-    seqs = [r["seq"] for r in records if isinstance(r, dict) and "schema" in r]
+    seqs = [r["seq"] for r in records if isinstance(r, dict) and "schema" in r and "seq" in r]
     if not seqs:
         return
     _seq_runs += 1

@@ -8,6 +8,7 @@ daemonized descendants, -p with a thread id, --tty as tty(1) prints it, -h,
 import fcntl
 import json
 import os
+import select
 import shutil
 import tempfile
 import termios
@@ -138,7 +139,7 @@ th = Proc(["python3", "-c", "import threading, time; "
            "threading.Thread(target=time.sleep, args=(60,), daemon=True).start(); "
            "time.sleep(60)"])
 wait_until(lambda: len(os.listdir("/proc/%d/task" % th.pid)) >= 2, "the thread starts")
-tid = max(int(x) for x in os.listdir("/proc/%d/task" % th.pid))
+tid = next(int(x) for x in os.listdir("/proc/%d/task" % th.pid) if int(x) != th.pid)
 r = run_tracer(["-p", str(tid), "-d", "1"])
 t.eq(r.rc, 1, "-p TID: exit 1")
 t.ok("is a thread of process %d" % th.pid in r.err, "-p TID: names the process", r.err.strip())
@@ -168,11 +169,23 @@ t.ok("no process matches --tty pts/99999" in r.stderr, "--tty of no session: say
 r = run([PGRPTRACE, "--snapshot", "--session", "2147483647"])
 t.eq(r.returncode, 1, "--session of no session: exit 1")
 
-# A reader that goes away (| head -1): a filter's quiet end.
-r = run(["sh", "-c", '"$@" | head -1', "sh", PGRPTRACE, "--json", "-d", "30", "--", "sh", "-c",
-         "i=0; while [ $i -lt 300 ]; do /bin/true; i=$((i+1)); done"])
-t.ok(r.stdout.startswith("{"), "| head -1: one record read", r.stdout[:60])
-t.eq(r.stderr, "", "| head -1: nothing said on stderr")
+# A reader that goes away (| head -1): a filter's quiet end, and the
+# command's status. The command makes its events only once the reader is
+# gone (it waits for a file the test creates then), so writing them fails.
+gone = os.path.join(tmp, "reader-gone")
+p = Proc([PGRPTRACE, "--json", "--", "sh", "-c",
+          "true; while [ ! -e %s ]; do sleep 0.01; done; "
+          "for i in 1 2 3 4 5 6 7 8; do /bin/true; done; exit 7" % gone], drain=False)
+first = ""
+if select.select([p.p.stdout], [], [], 30)[0]:
+    first = p.p.stdout.readline()
+p.p.stdout.close()
+p.p.stdout = None
+open(gone, "w").close()
+rc, _, err = p.finish(60)
+t.ok(first.startswith("{"), "| head -1: one record read", first[:60])
+t.eq(rc, 7, "| head -1: pgrptrace ends with the command's status")
+t.eq(err, "", "| head -1: nothing said on stderr")
 check_nothing_left(t, "| head")
 
 shutil.rmtree(tmp)

@@ -7,6 +7,7 @@ forced steal and a session leader exiting with a foreground job, with the
 model checked against /proc at quiet points."""
 import os
 import signal
+import sys
 import tempfile
 
 from harness import Proc, Tap, check_nothing_left, run_tracer, validate, workload
@@ -78,33 +79,8 @@ root_grp.finish(10)
 # resizes it in a loop; the process taking the SIGALRMs has no tty. Which
 # interrupts land where is chance; a cause other than the kernel on any of
 # them is the bug.
-ALARMS = r"""
-import fcntl, os, pty, signal, struct, sys, termios, threading, tty
-m, s = pty.openpty()
-tty.setraw(s)
-def resize():
-    while True:
-        fcntl.ioctl(s, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
-n = [0]
-def on_alarm(sig, frame):
-    n[0] += 1
-signal.signal(signal.SIGALRM, on_alarm)
-def pump():
-    while True:
-        os.write(m, b"x" * 4096)
-def drain():
-    while True:
-        os.read(s, 65536)
-for f in (pump, drain, resize):
-    threading.Thread(target=f, daemon=True).start()
-signal.setitimer(signal.ITIMER_REAL, 0.001, 0.001)
-while n[0] < 1500:
-    signal.pause()
-signal.setitimer(signal.ITIMER_REAL, 0, 0)
-print(n[0], file=sys.stderr)
-os._exit(0)
-"""
-r = run_tracer(["--json", "--signals=all", "--", "python3", "-c", ALARMS])
+r = run_tracer(["--json", "--signals=all", "--", sys.executable,
+                os.path.join(os.path.dirname(os.path.abspath(__file__)), "alarm_flood.py"), "1500"])
 alrm = sigs(r, "SIGALRM")
 t.ok(len(alrm) >= 1000, "timer under pty load: the SIGALRMs are reported", len(alrm))
 t.eq(sorted({e["cause"] for e in alrm if e["cause"] != "kernel"}), [],

@@ -194,12 +194,38 @@ static void test_zombie_adopted(void **state)
 	done(w);
 }
 
+/*
+ * A tty given up and a cgroup move are escapes that hold the lineage like
+ * any other, and give it back once reported: the world is freed without a
+ * leak (ASan's leak check in the sanitized pass says so).
+ */
+static void test_tty_drop_and_cgroup_release_lineage(void **state)
+{
+	struct world *w = world();
+	struct pgt_tty t = { .how = PGT_TTY_TIOCNOTTY, .tty_nr = 0x8803 };
+	struct pgt_cgroup c = { .hierarchy_id = 0 };
+
+	fork_(w, ctx(200, 100, 200, 100, 30, "sh"), ctx(300, 200, 200, 100, 40, "job"));
+	t.proc = ctx(300, 200, 200, 100, 40, "job");
+	t.sid = 100;
+	strcpy(t.tty, "pts3");
+	feed(w, &t, PGT_TTY, sizeof(t));
+	c.proc = ctx(300, 200, 200, 100, 40, "job");
+	strcpy(c.path, "/elsewhere");
+	feed(w, &c, PGT_CGROUP, sizeof(c));
+	assert_int_equal(w->seen.n, 2);
+	assert_int_equal(w->seen.kind[0], ESC_TTY_DROP);
+	assert_int_equal(w->seen.kind[1], ESC_CGROUP);
+	done(w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_job_control_without_tty),
 		cmocka_unit_test(test_home_again),
 		cmocka_unit_test(test_zombie_adopted),
+		cmocka_unit_test(test_tty_drop_and_cgroup_release_lineage),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

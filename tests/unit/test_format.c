@@ -4,6 +4,7 @@
  * JSON line is parsed back with jansson; every text line is unescaped back
  * to the original bytes.
  */
+#include <locale.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -203,6 +204,12 @@ static void test_text_pads_by_width(void **state)
 	const char *col;
 	size_t i, at = 0;
 
+	/* Widths come from the C.UTF-8 locale; without it there is nothing to test. */
+	locale_t utf8 = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
+
+	if (!utf8)
+		skip();
+	freelocale(utf8);
 	rec.hdr.type = PGT_EXIT;
 	rec.hdr.size = sizeof(rec);
 	for (i = 0; i < 3; i++) {
@@ -427,22 +434,32 @@ static void test_lost(void **state)
 	sbuf__free(&sb);
 }
 
+/* An output to a new temporary file, named in @path (a mkstemp() template). */
+static struct output *temp_output(char *path, struct output_cfg *cfg)
+{
+	struct output *o;
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	close(fd);
+	cfg->path = path;
+	cfg->offline = true;
+	o = output__open(cfg);
+	assert_non_null(o);
+	return o;
+}
+
 /* --ecs: a record jansson cannot take (an integer past 2^63) costs that record only. */
 static void test_ecs_bad_record_costs_one(void **state)
 {
 	char path[] = "/tmp/pgt-ecs-XXXXXX", buf[8192];
-	struct output_cfg cfg = { .ecs = true, .utc = true, .offline = true, .path = path };
+	struct output_cfg cfg = { .ecs = true, .utc = true };
 	struct pgt_exit rec = {};
 	struct pgt_event ev = { .hdr = &rec.hdr, .exit = &rec };
-	struct output *o;
+	struct output *o = temp_output(path, &cfg);
 	int fd, i, lines = 0;
 	ssize_t n;
 
-	fd = mkstemp(path);
-	assert_true(fd >= 0);
-	close(fd);
-	o = output__open(&cfg);
-	assert_non_null(o);
 	rec.hdr.type = PGT_EXIT;
 	rec.hdr.size = sizeof(rec);
 	fill_proc(&rec.proc, "sh");
@@ -510,21 +527,15 @@ static int read_order(const char *path, long long pairs[][2], int max)
 static void test_output_in_kernel_order(void **state)
 {
 	char path[] = "/tmp/pgt-order-XXXXXX";
-	struct output_cfg cfg = { .json = true, .offline = true, .path = path };
+	struct output_cfg cfg = { .json = true };
 	struct sig_rcpt rc = { 300, 300, 0, 300 };
 	struct sig_cause c = { .rcpt = &rc, .nr = 1 };
 	struct pgt_exit a = exit_rec(8), b = exit_rec(7), d = exit_rec(6);
 	struct pgt_event ea = { .hdr = &a.hdr, .exit = &a }, eb = { .hdr = &b.hdr, .exit = &b };
 	struct pgt_event ed = { .hdr = &d.hdr, .exit = &d };
+	struct output *o = temp_output(path, &cfg);
 	long long got[8][2];
-	struct output *o;
-	int fd;
 
-	fd = mkstemp(path);
-	assert_true(fd >= 0);
-	close(fd);
-	o = output__open(&cfg);
-	assert_non_null(o);
 	/* A cause opened at kseq 5 is still being gathered: 8 and 7 wait. */
 	output__event(o, &ea);
 	output__event(o, &eb);

@@ -249,22 +249,30 @@ static int fake_stat(pid_t pid, struct proc_stat *st)
  * parent stays predicted, not "corrected" back to the dying one (issue 14,
  * item 7). Once it is a zombie, or gone, /proc has the answer.
  */
-static void test_reparent_pending_while_parent_exits(void **state)
+/*
+ * 30999 forked 31000 and exits; 31000's new parent is predicted to be 100.
+ * /proc (fake) still names 30999, which is in state @state with @flags.
+ */
+static struct mproc *orphan_of_exiting(struct model *m, char state, __u32 flags)
 {
-	struct model *m = base();
-	struct mproc *c;
-
 	fake.kid = 31000;
 	fake.parent = 30999;
 	fake.kid_ppid = 30999;		/* not reparented yet */
-	fake.parent_state = 'R';
-	fake.parent_flags = 0x4;	/* PF_EXITING */
+	fake.parent_state = state;
+	fake.parent_flags = flags;
 	model__set_stat_fn(m, fake_stat);
 	mismatches = 0;
 	model__set_note_fn(m, count_note, NULL);
 	fork_(m, ctx(30999, 100, 30999, 100, 30, "big"), ctx(31000, 30999, 30999, 100, 40, "sleep"));
 	reparent(m, ctx(30999, 100, 30999, 100, 30, "big"), 31000, 40, 100, PGT_REAPER_SUBREAPER);
-	c = model__find(m, 31000);
+	return model__find(m, 31000);
+}
+
+static void test_reparent_pending_while_parent_exits(void **state)
+{
+	struct model *m = base();
+	struct mproc *c = orphan_of_exiting(m, 'R', 0x4);	/* PF_EXITING */
+
 	model__confirm_reparents(m, c->updated_ns + 5000000000ULL, 0);
 	assert_int_equal(c->predicted_ppid, 100);
 	assert_int_equal(model__pending_reparents(m), 1);
@@ -284,19 +292,8 @@ static void test_reparent_pending_while_parent_exits(void **state)
 static void test_reparent_parent_alive_proc_wins(void **state)
 {
 	struct model *m = base();
-	struct mproc *c;
+	struct mproc *c = orphan_of_exiting(m, 'S', 0);
 
-	fake.kid = 31000;
-	fake.parent = 30999;
-	fake.kid_ppid = 30999;
-	fake.parent_state = 'S';
-	fake.parent_flags = 0;
-	model__set_stat_fn(m, fake_stat);
-	mismatches = 0;
-	model__set_note_fn(m, count_note, NULL);
-	fork_(m, ctx(30999, 100, 30999, 100, 30, "big"), ctx(31000, 30999, 30999, 100, 40, "sleep"));
-	reparent(m, ctx(30999, 100, 30999, 100, 30, "big"), 31000, 40, 100, PGT_REAPER_SUBREAPER);
-	c = model__find(m, 31000);
 	model__confirm_reparents(m, c->updated_ns + 1500000000ULL, 0);
 	assert_int_equal(c->ppid, 30999);
 	assert_int_equal(mismatches, 1);
