@@ -46,7 +46,8 @@ void sbuf__put_slow(struct sbuf *sb, const void *data, size_t len)
 {
 	if (!sbuf__grow(sb, len))
 		return;
-	memcpy(sb->buf + sb->len, data, len);
+	if (len)	/* an empty buffer's data may be NULL */
+		memcpy(sb->buf + sb->len, data, len);
 	sb->len += len;
 	sb->buf[sb->len] = '\0';
 }

@@ -22,7 +22,7 @@ void sbuf__put_slow(struct sbuf *sb, const void *data, size_t len);
 /* Appends keep the buffer NUL-terminated; the room check is inline. */
 static inline void sbuf__put(struct sbuf *sb, const void *data, size_t len)
 {
-	if (sb->len + len + 1 > sb->cap) {
+	if (sb->len + len + 1 > sb->cap || !len) {
 		sbuf__put_slow(sb, data, len);
 		return;
 	}
