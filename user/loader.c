@@ -34,6 +34,12 @@ static __u64 mono_ms(void)
 }
 /* The last libbpf line that named a failing program, for the one-line error. */
 static char last_prog_err[512];
+/*
+ * The first warning of a load: what failed before any program did (an
+ * extern kfunc the kernel lacks, a map type it does not know), which the
+ * summaries that follow ("failed to load object") no longer name.
+ */
+static char first_warn[512];
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list args)
 {
@@ -46,6 +52,9 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 	if (level == LIBBPF_WARN && strstr(line, "prog '") &&
 	    (strstr(line, "fail") || strstr(line, "error")))
 		snprintf(last_prog_err, sizeof(last_prog_err), "%s", line);
+	if (level == LIBBPF_WARN && !first_warn[0])
+		snprintf(first_warn, sizeof(first_warn), "%s",
+			 strncmp(line, "libbpf: ", 8) ? line : line + 8);
 	if (level == LIBBPF_DEBUG && verbosity < 2)
 		return 0;
 	if (verbosity < 1)
@@ -221,6 +230,9 @@ static void report_load_error(struct pgrptrace_bpf *skel, enum hook_level level,
 	if (prog)
 		fprintf(stderr, "pgrptrace: cannot load BPF program %s (%s): %s\n", name,
 			bpf_program__section_name(prog), strerror(-err));
+	else if (first_warn[0])
+		fprintf(stderr, "pgrptrace: cannot load BPF object (%s hooks): %.*s\n",
+			level_names[level], (int)strcspn(first_warn, "\n"), first_warn);
 	else
 		fprintf(stderr, "pgrptrace: cannot load BPF object (%s hooks): %s\n",
 			level_names[level], strerror(-err));
@@ -256,6 +268,7 @@ static int open_and_load(struct loader *l, const struct loader_cfg *cfg, enum ho
 	bpf_program__set_autoattach(skel->progs.snapshot_task, false);
 
 	last_prog_err[0] = '\0';
+	first_warn[0] = '\0';
 	t0 = mono_ms();
 	err = pgrptrace_bpf__load(skel);
 	t_load_ms = mono_ms() - t0;
@@ -302,6 +315,7 @@ static int start_level(struct loader *l, const struct loader_cfg *cfg, enum hook
 	if (open_and_load(l, cfg, level, !getenv("PGRPTRACE_TEST_NO_ITER"), quiet))
 		return -1;
 	last_prog_err[0] = '\0';
+	first_warn[0] = '\0';
 	t0 = mono_ms();
 	err = pgrptrace_bpf__attach(l->skel);
 	t_attach_ms = mono_ms() - t0;
@@ -395,7 +409,7 @@ int loader__probe(const struct loader_cfg *cfg, enum hook_level level, char *why
 	if (start_level(&l, cfg, level, true)) {
 		/* libbpf's last warning names the program and the step that failed. */
 		p = strstr(last_prog_err, "prog '");
-		p = p ?: last_prog_err[0] ? last_prog_err : "refused";
+		p = p ?: first_warn[0] ? first_warn : "refused";
 		snprintf(why, len, "%.*s", (int)strcspn(p, "\n"), p);
 		return -1;
 	}
