@@ -681,24 +681,11 @@ unsigned int model__pending_reparents(const struct model *m)
 	return m->npredicted;
 }
 
-void model__drop_reaped(struct model *m)
-{
-	long tick_ns = 1000000000L / sysconf(_SC_CLK_TCK);
-	struct mproc *p, *tmp;
-	struct proc_stat st;
-
-	HASH_ITER(hh, m->procs, p, tmp) {
-		if (!p->zombie)
-			continue;
-		/* Still there, and the same process (not a reused pid). */
-		if (m->read_stat((pid_t)p->pid, &st) == 0 &&
-		    st.start_ticks == p->start_ns / (__u64)tick_ns)
-			continue;
-		proc_remove(m, p);
-	}
-}
-
-unsigned int model__audit_zombies(struct model *m, __u64 now_ns, __u64 age_ns)
+/*
+ * Zombies that /proc no longer has (or has under a reused pid), @age_ns
+ * after their last event, leave the model; with @say, each with a note.
+ */
+static unsigned int drop_gone_zombies(struct model *m, __u64 now_ns, __u64 age_ns, bool say)
 {
 	long tick_ns = 1000000000L / sysconf(_SC_CLK_TCK);
 	struct mproc *p, *tmp;
@@ -708,14 +695,26 @@ unsigned int model__audit_zombies(struct model *m, __u64 now_ns, __u64 age_ns)
 	HASH_ITER(hh, m->procs, p, tmp) {
 		if (!p->zombie || now_ns - p->updated_ns < age_ns)
 			continue;
+		/* Still there, and the same process (not a reused pid). */
 		if (m->read_stat((pid_t)p->pid, &st) == 0 &&
 		    st.start_ticks == p->start_ns / (__u64)tick_ns)
 			continue;
-		note(m, NOTE_ZOMBIE_GONE, p->pid, 0, 0);
+		if (say)
+			note(m, NOTE_ZOMBIE_GONE, p->pid, 0, 0);
 		proc_remove(m, p);
 		n++;
 	}
 	return n;
+}
+
+void model__drop_reaped(struct model *m)
+{
+	drop_gone_zombies(m, 0, 0, false);
+}
+
+unsigned int model__audit_zombies(struct model *m, __u64 now_ns, __u64 age_ns)
+{
+	return drop_gone_zombies(m, now_ns, age_ns, true);
 }
 
 void model__resync_begin(struct model *m)

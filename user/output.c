@@ -196,44 +196,46 @@ static void output__commit_line(struct output *o, __u64 key)
 	*link = h;
 }
 
-/* A line's turn: its seq, its ECS form, then into the next write. */
+/* @len bytes into the next write, which goes out first if it would grow past a batch. */
+static void output__pend(struct output *o, const char *buf, size_t len)
+{
+	if (o->pending.len + len > OUT_BATCH)
+		output__flush_pending(o);
+	sbuf__put(&o->pending, buf, len);
+}
+
+/*
+ * A line's turn: its seq spliced in where the placeholder "0" after
+ * {"schema":N,"seq": stands, then, with --ecs, converted; then into the
+ * next write. Without --ecs the line is built in place there.
+ */
 static void output__emit(struct output *o, const char *buf, size_t len)
 {
-	struct sbuf doc = {};
+	struct sbuf doc = {}, ecs = {}, *to = o->ecs ? &doc : &o->pending;
 
-	if (o->json) {
-		/* The placeholder "0" after {"schema":N,"seq": becomes the number. */
-		sbuf__put(&doc, buf, PGT_JSON_SEQ_AT);
-		sbuf__put_u64(&doc, o->next_seq++);
-		sbuf__put(&doc, buf + PGT_JSON_SEQ_AT + 1, len - PGT_JSON_SEQ_AT - 1);
-		buf = doc.buf;
-		len = doc.len;
+	if (!o->json) {
+		output__pend(o, buf, len);
+		return;
 	}
-	if (o->ecs) {
-		struct sbuf e = {};
-
-		/* One record that cannot be encoded costs that record only. */
-		if (ecs__convert(&o->fc, buf, len, &e) || e.oom) {
-			o->next_seq--;	/* seq stays without gaps */
-			if (!o->unconverted++)
-				fprintf(stderr, "pgrptrace: skipping a record --ecs cannot encode: "
-					"%.*s", (int)len, buf);
-			sbuf__free(&e);
-			sbuf__free(&doc);
-			return;
-		}
-		sbuf__free(&doc);
-		doc = e;
-		buf = doc.buf;
-		len = doc.len;
-	}
+	if (!o->ecs && o->pending.len + len + 20 > OUT_BATCH)	/* 20: the seq's digits */
+		output__flush_pending(o);
+	sbuf__put(to, buf, PGT_JSON_SEQ_AT);
+	sbuf__put_u64(to, o->next_seq++);
+	sbuf__put(to, buf + PGT_JSON_SEQ_AT + 1, len - PGT_JSON_SEQ_AT - 1);
+	if (!o->ecs)
+		return;
 	if (doc.oom) {
 		o->err = o->err ?: -ENOMEM;
+	} else if (ecs__convert(&o->fc, doc.buf, doc.len, &ecs) || ecs.oom) {
+		/* One record that cannot be encoded costs that record only. */
+		o->next_seq--;	/* seq stays without gaps */
+		if (!o->unconverted++)
+			fprintf(stderr, "pgrptrace: skipping a record --ecs cannot encode: %.*s",
+				(int)doc.len, doc.buf);
 	} else {
-		if (o->pending.len + len > OUT_BATCH)
-			output__flush_pending(o);
-		sbuf__put(&o->pending, buf, len);
+		output__pend(o, ecs.buf, ecs.len);
 	}
+	sbuf__free(&ecs);
 	sbuf__free(&doc);
 }
 
@@ -385,9 +387,7 @@ void output__raw(struct output *o, const struct sbuf *sb)
 	if (o->err || !sb->len)
 		return;
 	output__release(o, (__u64)-1);
-	if (o->pending.len + sb->len > OUT_BATCH)
-		output__flush_pending(o);
-	sbuf__put(&o->pending, sb->buf, sb->len);
+	output__pend(o, sb->buf, sb->len);
 }
 
 int output__error(const struct output *o)

@@ -102,7 +102,6 @@ struct session {
 	__u64 forks_unseen;		/* PGT_STAT_FORK_UNSEEN already acted on */
 	__u64 no_state;			/* PGT_STAT_NO_STATE already acted on */
 	__u64 zombies_checked_ns;	/* last audit_zombies() */
-	__u64 zombies_gone;		/* zombies removed by it (NOTE_ZOMBIE_GONE) */
 };
 
 static __u64 now_ns(clockid_t clk)
@@ -153,22 +152,29 @@ static void on_escape(void *ctx, const struct escape *e)
 		output__escape(s->out, e);
 }
 
+/*
+ * The command or a process born below it, by birth lineage: one that
+ * daemonized has another parent now, and a lineage has no depth limit.
+ */
+static bool born_below(const struct session *s, const struct mproc *p)
+{
+	const struct lineage *l;
+
+	for (l = p->lineage; l && s->child_line; l = l->parent)
+		if (l == s->child_line)
+			return true;
+	return false;
+}
+
 /* --escapes with a command: where every descendant still alive is now. */
 static void report_survivors(struct session *s)
 {
 	__u64 now = now_ns(CLOCK_BOOTTIME);
 	struct mproc *p, *tmp;
-	const struct lineage *l;
 
-	HASH_ITER(hh, s->model->procs, p, tmp) {
-		if (p->zombie || p->pid == (__u32)s->child)
-			continue;
-		for (l = p->lineage ? p->lineage->parent : NULL; l; l = l->parent)
-			if (l == s->child_line)
-				break;
-		if (l)
+	HASH_ITER(hh, s->model->procs, p, tmp)
+		if (!p->zombie && p->pid != (__u32)s->child && born_below(s, p))
 			output__survivor(s->out, p, now);
-	}
 }
 
 /* A tty change the kernel made without a syscall of the processes it hit. */
@@ -291,7 +297,6 @@ static void on_note(void *ctx, const struct model_note *n)
 			n->pid, n->actual, n->expected);
 		break;
 	case NOTE_ZOMBIE_GONE:
-		s->zombies_gone++;
 		if (s->opts->verbose)
 			fprintf(stderr, "pgrptrace: zombie %u is gone from /proc before its reap "
 				"record; removed from the model\n", n->pid);
@@ -450,30 +455,15 @@ static void run_verify(struct session *s)
 	s->verify_diffs += res.differences;
 }
 
-/*
- * Born below the command, by birth lineage: a requester that daemonized has
- * another parent now, and a lineage has no depth limit.
- */
-static bool is_descendant(const struct session *s, pid_t pid)
-{
-	const struct mproc *p = model__find(s->model, (__u32)pid);
-	const struct lineage *l;
-
-	if (!s->child || !p)
-		return false;
-	for (l = p->lineage; l; l = l->parent)
-		if (l == s->child_line)
-			return true;
-	return false;
-}
-
 /* A workload under --verify -- CMD asks for a check at a quiet point. */
 static void serve_verify_request(struct session *s)
 {
 	pid_t from = verify_from;
+	const struct mproc *p;
 
 	verify_from = 0;
-	if (!s->opts->verify || !is_descendant(s, from))
+	p = model__find(s->model, (__u32)from);
+	if (!s->opts->verify || !p || !born_below(s, p))
 		return;
 	run_verify(s);
 	kill(from, SIGUSR1);
@@ -923,9 +913,6 @@ done:
 		ret = 1;
 	}
 	report_summary(&s);
-	if (o->verbose && s.zombies_gone)
-		fprintf(stderr, "pgrptrace: %llu zombies left the model when /proc no longer had "
-			"them, before their reap records\n", (unsigned long long)s.zombies_gone);
 	/* A record left out is a partial result: said, and the exit status says it. */
 	if (s.bad_records) {
 		fprintf(stderr, "pgrptrace: %llu malformed records skipped\n",

@@ -42,14 +42,9 @@ struct world {
 /* As trace.c's apply(): classify, model, report. */
 static void feed(struct world *w, void *rec, __u16 type, size_t size)
 {
-	struct pgt_hdr *h = rec;
 	struct pgt_event ev;
 
-	h->type = type;
-	h->size = (__u16)size;
-	h->seq = now;
-	h->ts_ns = now++;
-	assert_int_equal(decode__record(rec, size, &ev), 0);
+	as_event(rec, type, size, now++, &ev);
 	escapes__classify(&w->es, w->m, &ev);
 	model__apply(w->m, &ev);
 	escapes__report(&w->es, w->m, &ev);

@@ -15,15 +15,11 @@
 
 static __u64 now = 1000;
 
-static void apply(struct model *m, const void *rec, __u16 type, size_t size)
+static void apply(struct model *m, void *rec, __u16 type, size_t size)
 {
-	struct pgt_hdr *h = (struct pgt_hdr *)rec;
 	struct pgt_event ev;
 
-	h->type = type;
-	h->size = (__u16)size;
-	h->ts_ns = now++;
-	assert_int_equal(decode__record(rec, size, &ev), 0);
+	as_event(rec, type, size, now++, &ev);
 	model__apply(m, &ev);
 }
 
