@@ -32,6 +32,7 @@ struct siggrp {
 	__u64 ts;
 	__u32 sig;
 	__u32 cause;
+	__s32 last;	/* the last recipient's tgid */
 };
 
 struct {
@@ -323,9 +324,18 @@ static __always_inline int handle_signal(int sig, int code, struct task_struct *
 		return 0;
 	if (!wanted_by_mode(scope, is_fatal(t, sig, result) ? PGT_SIG_FATAL : 0))
 		return 0;
+	/*
+	 * One kernel operation that reaches several processes (a tty's ^C to
+	 * its foreground group, an orphaned group's SIGHUP) generates one
+	 * signal per process, back to back on this task: those are one
+	 * record. A signal aimed at one process, or a second one to the same
+	 * recipient, is a new operation however soon it comes (a 1 kHz
+	 * timer's SIGALRMs, interrupts landing on the same task).
+	 */
 	now = bpf_ktime_get_boot_ns();
 	g = bpf_map_lookup_elem(&siggrp, &tid);
-	if (!g || g->sig != (__u32)sig || g->cause != cause || now - g->ts > 1000000) {
+	if (!g || g->sig != (__u32)sig || g->cause != cause || now - g->ts > 1000000 ||
+	    scope == PGT_SCOPE_PROCESS || g->last == BPF_CORE_READ(t, tgid)) {
 		ng.id = __sync_fetch_and_add(&sig_group_next, 1);
 		ng.sig = sig;
 		ng.cause = cause;
@@ -336,6 +346,7 @@ static __always_inline int handle_signal(int sig, int code, struct task_struct *
 			return 0;
 	}
 	g->ts = now;
+	g->last = BPF_CORE_READ(t, tgid);
 	e = pgt_reserve(PGT_SIGNAL, PGT_SIGNAL_SIZE(1));
 	if (!e)
 		return 0;

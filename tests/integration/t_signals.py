@@ -72,7 +72,15 @@ root_grp.finish(10)
 r = run_tracer(["--json", "--signals=all", "--", sys.executable,
                 os.path.join(os.path.dirname(os.path.abspath(__file__)), "alarm_flood.py"), "1500"])
 alrm = sigs(r, "SIGALRM")
+# Each tick is its own record, however close the ticks land on one task:
+# the CI machine's sanitized pass got 848 records for 1500 ticks when ticks
+# within 1 ms of each other on one task were joined into one record. (The
+# count is not checked against 1500 exactly: on this kernel build a run
+# whose handler ran 1500 times saw 1498-1499 signal_generate calls, by the
+# program's own run_cnt.)
 t.ok(len(alrm) >= 1000, "timer under pty load: the SIGALRMs are reported", len(alrm))
+t.eq([e["recipients"] for e in alrm if len(e["recipients"]) != 1], [],
+     "timer under pty load: each SIGALRM is its own record, with its one recipient")
 t.eq(sorted({e["cause"] for e in alrm if e["cause"] != "kernel"}), [],
      "timer under pty load: no SIGALRM is blamed on a tty or an ioctl")
 
