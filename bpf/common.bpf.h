@@ -10,17 +10,12 @@
 #include "pgrptrace.h"
 
 /*
- * Kernel structs are read with plain loads through bpf_rdonly_cast(): the
- * verifier then holds an untrusted typed pointer, and each field is one
- * load that reads 0 if it faults, where bpf_probe_read_kernel() is a helper
- * call per field. Any address can be cast, so the raw_tp and tracepoint
- * levels read the same way. (A tp_btf argument is typed already, but a
- * trusted one: for every pointer loaded from it the verifier searches
- * vmlinux BTF by name, about 1 ms a load here; an untrusted one costs none.)
+ * Kernel structs are read with BPF_CORE_READ() (bpf_probe_read_kernel() per
+ * field, which reads 0 where it faults), on every level and every kernel.
+ * Plain loads through bpf_rdonly_cast() would be one instruction a field,
+ * but that kfunc came in 6.2: Debian 11's 5.10 and Debian 12's 6.1 lack it,
+ * and a program calling it does not load there.
  */
-extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
-#define kcast(ptr, type) ((type *)bpf_rdonly_cast((ptr), bpf_core_type_id_kernel(type)))
-
 #include "core_fixes.bpf.h"
 
 #define SIGNAL_GROUP_EXIT	0x00000004	/* include/linux/sched/signal.h */
@@ -34,10 +29,15 @@ extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
  * are compiled as one unit now (bpf/pgrptrace.bpf.c), where __weak is inert.
  */
 
-/* kfuncs: task lookups by pid, from any tracing program. */
-extern struct task_struct *bpf_task_from_pid(s32 pid) __ksym;
-extern struct task_struct *bpf_task_from_vpid(s32 vpid) __ksym;
-extern void bpf_task_release(struct task_struct *p) __ksym;
+/*
+ * kfuncs: a task by its pid, for the classic tracepoints, whose records
+ * carry a pid where the others pass the task. From 6.2; __weak, so that a
+ * kernel without them resolves them to 0 instead of failing the whole
+ * object, and the loader leaves the programs that call them unloaded
+ * (the tracepoint level's signal and cgroup programs; loader.c).
+ */
+extern struct task_struct *bpf_task_from_pid(s32 pid) __ksym __weak;
+extern void bpf_task_release(struct task_struct *p) __ksym __weak;
 
 /* Load-time settings, written by user space before load. */
 const volatile __u32 self_tgid __weak = 0;		/* the tracer: never reported */
@@ -256,7 +256,7 @@ static __always_inline __u32 pid_nr0(struct pid *pid)
 {
 	if (!pid)
 		return 0;
-	return kcast(pid, struct pid)->numbers[0].nr;
+	return BPF_CORE_READ(pid, numbers[0].nr);
 }
 
 /* The upid of @pid at its own deepest level: the namespace it lives in. */
@@ -311,43 +311,45 @@ static __always_inline void fill_grp(struct pgt_grp *g, struct task_struct *t)
 /* Everything a record says about one process, read from any of its threads. */
 static __always_inline void fill_proc(struct pgt_proc *p, struct task_struct *task)
 {
-	struct task_struct *t = kcast(task, struct task_struct);
-	struct signal_struct *sig = t->signal;
+	struct task_struct *t = task;
+	struct signal_struct *sig = BPF_CORE_READ(t, signal);
 	struct tty_struct *tty;
+	unsigned int flags;
 	__u64 ns_ino;
 	__u32 nr;
 
-	p->pid = t->tgid;
-	p->tid = t->pid;
-	p->ppid = t->real_parent->tgid;
-	p->pgid = pid_nr0(sig->pids[pidtype_pgid()]);
-	p->sid = pid_nr0(sig->pids[pidtype_sid()]);
-	p->uid = t->real_cred->uid.val;
-	p->start_ns = task_start_boottime(t->group_leader);
+	p->pid = BPF_CORE_READ(t, tgid);
+	p->tid = BPF_CORE_READ(t, pid);
+	p->ppid = BPF_CORE_READ(t, real_parent, tgid);
+	p->pgid = pid_nr0(BPF_CORE_READ(sig, pids[pidtype_pgid()]));
+	p->sid = pid_nr0(BPF_CORE_READ(sig, pids[pidtype_sid()]));
+	p->uid = BPF_CORE_READ(t, real_cred, uid.val);
+	p->start_ns = task_start_boottime(BPF_CORE_READ(t, group_leader));
 	if (!task_audit(t, &p->auid, &p->ses)) {
 		p->auid = PGT_ID_UNSET;
 		p->ses = PGT_ID_UNSET;
 		p->flags |= PGT_F_NO_AUDIT;
 	}
-	pid_own_level(sig->pids[pidtype_tgid()], &nr, &ns_ino);
+	pid_own_level(BPF_CORE_READ(sig, pids[pidtype_tgid()]), &nr, &ns_ino);
 	p->ns_pid = nr;
 	p->pidns_ino = ns_ino;
 
-	tty = sig->tty;
+	tty = BPF_CORE_READ(sig, tty);
 	if (tty) {
 		p->flags |= PGT_F_HAS_TTY;
 		read_tty(tty, &p->tty_nr, p->tty);
 		p->tty_fg_pgid = pid_nr0(tty_fg_pgrp(tty));
 	}
-	if (t->exit_state)
+	if (BPF_CORE_READ(t, exit_state))
 		p->flags |= PGT_F_ZOMBIE;
-	if (t->flags & PF_KTHREAD)
+	flags = BPF_CORE_READ(t, flags);
+	if (flags & PF_KTHREAD)
 		p->flags |= PGT_F_KTHREAD;
-	if (sig->leader)
+	if (BPF_CORE_READ(sig, leader))
 		p->flags |= PGT_F_SESSION_LEADER;
-	if (BPF_CORE_READ_BITFIELD(sig, is_child_subreaper))
+	if (BPF_CORE_READ_BITFIELD_PROBED(sig, is_child_subreaper))
 		p->flags |= PGT_F_IS_SUBREAPER;
-	if (BPF_CORE_READ_BITFIELD(sig, has_child_subreaper))
+	if (BPF_CORE_READ_BITFIELD_PROBED(sig, has_child_subreaper))
 		p->flags |= PGT_F_HAS_SUBREAPER;
 	if (p->pid == p->pgid)
 		p->flags |= PGT_F_GROUP_LEADER;

@@ -107,5 +107,16 @@ static __always_inline bool task_audit(struct task_struct *t, __u32 *auid, __u32
 	return true;
 }
 
+/*
+ * A kthread's struct kthread: task->worker_private from 5.17 ("kthread:
+ * Generalize pf_io_worker so it can point to struct kthread"); before, the
+ * kernel kept it in the unused set_child_tid of a kernel thread.
+ */
+static __always_inline struct kthread *task_kthread(struct task_struct *t)
+{
+	if (bpf_core_field_exists(t->worker_private))
+		return BPF_CORE_READ(t, worker_private);
+	return (struct kthread *)BPF_CORE_READ(t, set_child_tid);
+}
 
 #endif /* __CORE_FIXES_BPF_H */

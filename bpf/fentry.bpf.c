@@ -12,7 +12,7 @@
 SEC("fentry/disassociate_ctty")
 int BPF_PROG(disassociate_ctty, int on_exit)
 {
-	struct task_struct *cur = bpf_get_current_task_btf();
+	struct task_struct *cur = (struct task_struct *)bpf_get_current_task();
 	struct signal_struct *sig = BPF_CORE_READ(cur, signal);
 
 	/* setsid() and TIOCNOTTY are reported by their syscall hooks. */

@@ -79,9 +79,9 @@ static __always_inline int handle_exec(struct task_struct *p, pid_t old_pid,
  */
 static __always_inline int handle_exit(struct task_struct *task, bool group_dead)
 {
-	struct task_struct *p = kcast(task, struct task_struct);
-	struct signal_struct *sig = p->signal;
-	__u32 tgid = p->tgid;
+	struct task_struct *p = task;
+	struct signal_struct *sig = BPF_CORE_READ(p, signal);
+	__u32 tgid = BPF_CORE_READ(p, tgid);
 	struct pgt_exit *e;
 
 	if (!group_dead)
@@ -92,18 +92,18 @@ static __always_inline int handle_exit(struct task_struct *task, bool group_dead
 	if (!e)
 		goto out;
 	fill_proc(&e->proc, p);
-	if (sig->flags & SIGNAL_GROUP_EXIT)
-		e->status = sig->group_exit_code;
+	if (BPF_CORE_READ(sig, flags) & SIGNAL_GROUP_EXIT)
+		e->status = BPF_CORE_READ(sig, group_exit_code);
 	else
-		e->status = p->group_leader->exit_code;
-	e->nr_threads = sig->nr_threads;
+		e->status = BPF_CORE_READ(p, group_leader, exit_code);
+	e->nr_threads = BPF_CORE_READ(sig, nr_threads);
 	pgt_submit(e);
 out:
 	/*
 	 * A session leader with a tty lets go of it for the whole session in
 	 * disassociate_ctty(), right after this tracepoint.
 	 */
-	if (!leader_tty_at_fentry && sig->leader && sig->tty)
+	if (!leader_tty_at_fentry && BPF_CORE_READ(sig, leader) && BPF_CORE_READ(sig, tty))
 		report_leader_tty(p, sig);
 	return 0;
 }
@@ -139,7 +139,11 @@ static __always_inline struct task_struct *alive_thread(struct task_struct *p)
 /*
  * The walks below run in bpf_loop() callbacks: the verifier checks a
  * callback once, where an unrolled loop with fill_proc() inside multiplied
- * the exit program's verification to a quarter of a second.
+ * the exit program's verification to a quarter of a second. bpf_loop() came
+ * in 5.17; before it (Debian 11's 5.10, Ubuntu 22.04's 5.15) the exit
+ * programs' _noloop twins call the same steps from a bounded loop, and the
+ * loader picks the pair by probing for the helper. @loop is a constant at
+ * each call site, so each program holds one of the two.
  */
 struct ancestor_walk {
 	struct task_struct *r;
@@ -175,7 +179,8 @@ static long subreaper_step(__u64 i, void *data)
  * task is the namespace's init with no thread left: its children are killed
  * (zap_pid_ns_processes()), not reparented.
  */
-static __always_inline int find_reaper(struct task_struct *father, struct task_struct **out)
+static __always_inline int find_reaper(struct task_struct *father, struct task_struct **out,
+				       bool loop)
 {
 	struct pid *tp = BPF_CORE_READ(father, thread_pid);
 	unsigned int level = BPF_CORE_READ(tp, level);
@@ -199,7 +204,13 @@ static __always_inline int find_reaper(struct task_struct *father, struct task_s
 	if (BPF_CORE_READ_BITFIELD_PROBED(sig, has_child_subreaper)) {
 		struct ancestor_walk w = { .r = BPF_CORE_READ(father, real_parent), .level = level };
 
-		bpf_loop(MAX_ANCESTORS, subreaper_step, &w, 0);
+		if (loop) {
+			bpf_loop(MAX_ANCESTORS, subreaper_step, &w, 0);
+		} else {
+			for (int i = 0; i < MAX_ANCESTORS; i++)
+				if (subreaper_step(i, &w))
+					break;
+		}
 		if (w.found) {
 			*out = w.found;
 			return PGT_REAPER_SUBREAPER;
@@ -261,7 +272,7 @@ static long report_orphan(__u64 i, void *data)
  * parent the kernel will pick; user space confirms it at the child's next
  * event and by --verify.
  */
-static __always_inline void report_orphans(struct task_struct *father)
+static __always_inline void report_orphans(struct task_struct *father, bool loop)
 {
 	struct orphan_walk w = {
 		.father = father,
@@ -273,10 +284,16 @@ static __always_inline void report_orphans(struct task_struct *father)
 
 	if (!w.pos || w.pos == w.head)
 		return;
-	w.reason = find_reaper(father, &w.reaper);
+	w.reason = find_reaper(father, &w.reaper, loop);
 	if (!w.reason || !w.reaper)
 		return;
-	bpf_loop(MAX_ORPHANS, report_orphan, &w, 0);
+	if (loop) {
+		bpf_loop(MAX_ORPHANS, report_orphan, &w, 0);
+		return;
+	}
+	for (int i = 0; i < MAX_ORPHANS; i++)
+		if (report_orphan(i, &w))
+			break;
 }
 
 /*
@@ -330,7 +347,15 @@ SEC("tp_btf/sched_process_exit")
 int BPF_PROG(sched_process_exit, struct task_struct *p)
 {
 	handle_exit(p, exit_group_dead(p, ctx));
-	report_orphans(p);
+	report_orphans(p, true);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(sched_process_exit_noloop, struct task_struct *p)
+{
+	handle_exit(p, exit_group_dead(p, ctx));
+	report_orphans(p, false);
 	return 0;
 }
 
@@ -338,7 +363,15 @@ SEC("raw_tp/sched_process_exit")
 int BPF_PROG(sched_process_exit_raw, struct task_struct *p)
 {
 	handle_exit(p, exit_group_dead(p, ctx));
-	report_orphans(p);
+	report_orphans(p, true);
+	return 0;
+}
+
+SEC("raw_tp/sched_process_exit")
+int BPF_PROG(sched_process_exit_raw_noloop, struct task_struct *p)
+{
+	handle_exit(p, exit_group_dead(p, ctx));
+	report_orphans(p, false);
 	return 0;
 }
 
@@ -420,7 +453,17 @@ int sched_process_exit_tp(struct trace_event_raw_sched_process_template *ctx)
 	struct task_struct *cur = (struct task_struct *)bpf_get_current_task();
 
 	handle_exit(cur, exit_group_dead_tp(cur, ctx));
-	report_orphans(cur);
+	report_orphans(cur, true);
+	return 0;
+}
+
+SEC("tp/sched/sched_process_exit")
+int sched_process_exit_tp_noloop(struct trace_event_raw_sched_process_template *ctx)
+{
+	struct task_struct *cur = (struct task_struct *)bpf_get_current_task();
+
+	handle_exit(cur, exit_group_dead_tp(cur, ctx));
+	report_orphans(cur, false);
 	return 0;
 }
 

@@ -54,6 +54,11 @@ struct sigacc {
 	bool sender;		/* rec.proc is filled */
 };
 
+/*
+ * Task storage for tracing programs came in 5.11. Before it the loader makes
+ * this map an LRU hash keyed by thread id (have_task_storage false), and an
+ * entry lives from the syscall's entry to its exit (sigacc_done()).
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
@@ -61,9 +66,33 @@ struct {
 	__type(value, struct sigacc);
 } sigacc __weak SEC(".maps");
 
+const volatile bool have_task_storage __weak = true;
+static const struct sigacc sigacc_zero;
+
 static __always_inline struct sigacc *sigacc_of_current(__u64 flags)
 {
-	return bpf_task_storage_get(&sigacc, bpf_get_current_task_btf(), 0, flags);
+	struct sigacc *a;
+	int tid;
+
+	if (have_task_storage)
+		return bpf_task_storage_get(&sigacc, bpf_get_current_task_btf(), 0, flags);
+	tid = cur_tid();
+	a = bpf_map_lookup_elem(&sigacc, &tid);
+	if (a || !(flags & BPF_LOCAL_STORAGE_GET_F_CREATE))
+		return a;
+	bpf_map_update_elem(&sigacc, &tid, &sigacc_zero, BPF_NOEXIST);
+	return bpf_map_lookup_elem(&sigacc, &tid);
+}
+
+/* The syscall is over: a hash entry goes (task storage stays for the next). */
+static __always_inline void sigacc_done(void)
+{
+	int tid;
+
+	if (have_task_storage)
+		return;
+	tid = cur_tid();
+	bpf_map_delete_elem(&sigacc, &tid);
 }
 
 /* Default action terminates (or dumps core): not SIGCHLD, SIGCONT, stops, URG, WINCH. */
@@ -108,13 +137,13 @@ static __always_inline bool wanted_by_mode(__u32 scope, __u32 flags)
 static __always_inline void add_rcpt(struct pgt_signal *e, __u32 i, struct task_struct *task,
 				     int result)
 {
-	struct task_struct *t = kcast(task, struct task_struct);
+	struct task_struct *t = task;
 
 	i &= PGT_SIG_RCPTS - 1;
-	e->rcpt[i].pid = t->tgid;
-	e->rcpt[i].tid = t->pid;
+	e->rcpt[i].pid = BPF_CORE_READ(t, tgid);
+	e->rcpt[i].tid = BPF_CORE_READ(t, pid);
 	e->rcpt[i].result = result;
-	e->rcpt[i].pgid = pid_nr0(t->signal->pids[pidtype_pgid()]);
+	e->rcpt[i].pgid = pid_nr0(BPF_CORE_READ(t, signal, pids[pidtype_pgid()]));
 }
 
 /* ---- the syscall path: gather, then one record at exit ---- */
@@ -231,6 +260,7 @@ static __always_inline int acc_end(long ret)
 	if (a->rec.nr || ret < 0)
 		acc_flush(a, true, ret);
 	a->open = false;
+	sigacc_done();
 	return 0;
 }
 

@@ -152,6 +152,8 @@ int sys_exit_pidfd_send_signal(struct trace_event_raw_sys_exit *ctx)
 
 /* ---- outside a syscall: the context says why ---- */
 
+const volatile bool have_snprintf __weak = true;
+
 /* PGT_CAUSE_TTY for flush_to_ldisc, PGT_CAUSE_HANGUP for do_tty_hangup, else 0. */
 static __always_inline __u32 work_kind(void *func)
 {
@@ -165,6 +167,9 @@ static __always_inline __u32 work_kind(void *func)
 	known = bpf_map_lookup_elem(&work_funcs, &key);
 	if (known)
 		return *known;
+	/* Before 5.13 the loader fills work_funcs from /proc/kallsyms instead. */
+	if (!have_snprintf)
+		return 0;
 	if (bpf_snprintf(name, sizeof(name), fmt, args, sizeof(args)) < 0)
 		return 0;
 	if (!bpf_strncmp(name, sizeof(flush), flush))
@@ -178,7 +183,7 @@ static __always_inline __u32 work_kind(void *func)
 /* The tty whose buffer a kworker is flushing (flush_to_ldisc), or NULL. */
 static __always_inline struct tty_struct *kworker_tty(struct task_struct *cur, __u32 *cause)
 {
-	struct kthread *kt = BPF_CORE_READ(cur, worker_private);
+	struct kthread *kt = task_kthread(cur);
 	struct worker *w = kt ? BPF_CORE_READ(kt, data) : NULL;
 	struct work_struct *work;
 	struct tty_port *port;
@@ -204,16 +209,17 @@ static __always_inline void classify(struct task_struct *current_task, struct ta
 				     int sig, int code, __u32 *cause, __u32 *scope,
 				     __s32 *target, struct tty_struct **tty)
 {
-	struct task_struct *cur = kcast(current_task, struct task_struct);
-	struct task_struct *t = kcast(task, struct task_struct);
-	struct signal_struct *tsig = t->signal;
-	struct signal_struct *csig = cur->signal;
-	unsigned int flags = cur->flags;
+	struct task_struct *cur = current_task;
+	struct task_struct *t = task;
+	struct signal_struct *tsig = BPF_CORE_READ(t, signal);
+	struct signal_struct *csig = BPF_CORE_READ(cur, signal);
+	unsigned int flags = BPF_CORE_READ(cur, flags);
+	struct pid *tpgrp = BPF_CORE_READ(tsig, pids[pidtype_pgid()]);
 	bool exiting;
 
 	*cause = PGT_CAUSE_KERNEL;
 	*scope = PGT_SCOPE_GROUP;
-	*target = pid_nr0(tsig->pids[pidtype_pgid()]);
+	*target = pid_nr0(tpgrp);
 	*tty = NULL;
 	if (flags & PF_WQ_WORKER) {
 		__u32 work = PGT_CAUSE_KERNEL;
@@ -228,7 +234,7 @@ static __always_inline void classify(struct task_struct *current_task, struct ta
 		 */
 		if (work == PGT_CAUSE_TTY && wtty &&
 		    (sig == SIGINT || sig == SIGQUIT || sig == SIGTSTP) &&
-		    (void *)tsig->pids[pidtype_pgid()] == (void *)tty_fg_pgrp(wtty)) {
+		    (void *)tpgrp == (void *)tty_fg_pgrp(wtty)) {
 			*cause = PGT_CAUSE_TTY;
 			*tty = wtty;
 			return;
@@ -238,28 +244,28 @@ static __always_inline void classify(struct task_struct *current_task, struct ta
 			return;
 		}
 	}
-	exiting = (flags & PF_EXITING) && !cur->exit_state;
-	if (exiting && (sig == SIGHUP || sig == SIGCONT) && csig->leader) {
+	exiting = (flags & PF_EXITING) && !BPF_CORE_READ(cur, exit_state);
+	if (exiting && (sig == SIGHUP || sig == SIGCONT) && BPF_CORE_READ(csig, leader)) {
 		/*
 		 * disassociate_ctty(1): SIGHUP to the tty's foreground group, or
 		 * SIGHUP+SIGCONT to tty_old_pgrp after a hangup (cleared first).
 		 */
 		*cause = PGT_CAUSE_LEADER_EXIT;
-		*tty = csig->tty;
+		*tty = BPF_CORE_READ(csig, tty);
 		return;
 	}
 	if ((sig == SIGHUP || sig == SIGCONT) && code == SI_KERNEL &&
-	    tsig->leader && !tsig->tty) {
+	    BPF_CORE_READ(tsig, leader) && !BPF_CORE_READ(tsig, tty)) {
 		/* tty_signal_session_leader(): the tty is already gone. */
 		*cause = PGT_CAUSE_HANGUP;
 		*scope = PGT_SCOPE_SESSION;
-		*target = pid_nr0(tsig->pids[pidtype_sid()]);
+		*target = pid_nr0(BPF_CORE_READ(tsig, pids[pidtype_sid()]));
 		return;
 	}
 	if (sig == SIGCHLD && code > 0 && code <= 6) {
 		*cause = PGT_CAUSE_CHILD;
 		*scope = PGT_SCOPE_PROCESS;
-		*target = t->tgid;
+		*target = BPF_CORE_READ(t, tgid);
 		return;
 	}
 	if (exiting) {
@@ -268,10 +274,10 @@ static __always_inline void classify(struct task_struct *current_task, struct ta
 			*cause = PGT_CAUSE_ORPHANED;
 			return;
 		}
-		if (t->pdeath_signal == sig) {
+		if (BPF_CORE_READ(t, pdeath_signal) == sig) {
 			*cause = PGT_CAUSE_PARENT_DEATH;
 			*scope = PGT_SCOPE_PROCESS;
-			*target = t->tgid;
+			*target = BPF_CORE_READ(t, tgid);
 			return;
 		}
 	}
@@ -284,7 +290,7 @@ static __always_inline void classify(struct task_struct *current_task, struct ta
 		return;
 	}
 	*scope = PGT_SCOPE_PROCESS;
-	*target = t->tgid;
+	*target = BPF_CORE_READ(t, tgid);
 }
 
 static __always_inline int handle_signal(int sig, int code, struct task_struct *t, int result)

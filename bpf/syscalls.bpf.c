@@ -46,11 +46,65 @@ int sys_exit_setsid(struct trace_event_raw_sys_exit *ctx)
 	return 0;
 }
 
+#define MAX_CHILD_SCAN	64	/* children of a thread looked at, newest first */
+
+/* The number of @pid in the pid namespace at @level, or 0 if it has none there. */
+static __always_inline __s32 pid_nr_at(struct pid *pid, unsigned int level)
+{
+	struct upid up;
+
+	if (!pid || level >= PGT_MAX_PIDNS_LEVEL || BPF_CORE_READ(pid, level) < level)
+		return 0;
+	if (bpf_core_read(&up, sizeof(up), &pid->numbers[level]))
+		return 0;
+	return up.nr;
+}
+
+/* Of @parent's children (the ones this thread forked), the one numbered @vnr at @level. */
+static __always_inline struct task_struct *child_by_nr(struct task_struct *parent,
+						       unsigned int level, __s32 vnr)
+{
+	size_t off = bpf_core_field_offset(struct task_struct, sibling);
+	void *head = (void *)parent + bpf_core_field_offset(struct task_struct, children);
+	struct list_head *pos = BPF_CORE_READ(parent, children.prev);
+	struct task_struct *c;
+	int i;
+
+	for (i = 0; i < MAX_CHILD_SCAN && pos && (void *)pos != head; i++) {
+		c = (struct task_struct *)((void *)pos - off);
+		if (pid_nr_at(BPF_CORE_READ(c, thread_pid), level) == vnr)
+			return c;
+		pos = BPF_CORE_READ(c, sibling.prev);
+	}
+	return NULL;
+}
+
 /*
- * setpgid(pid, pgid) may name a child of the caller. Both numbers are in the
- * caller's pid namespace, so the target is resolved with bpf_task_from_vpid()
- * rather than by comparing numbers.
+ * setpgid(pid, pgid) may name the caller or a child of the caller's process
+ * (anything else fails with ESRCH), by its number in the caller's pid
+ * namespace. The child is looked for on the lists of this thread and of the
+ * group leader, newest first, where a shell's just-forked job is: no kfunc
+ * is needed (bpf_task_from_vpid() came in 6.13), so every kernel finds it
+ * the same way. A caller with more than MAX_CHILD_SCAN newer children on
+ * one list leaves the target unknown, as a failed lookup does.
  */
+static __always_inline struct task_struct *setpgid_target(__s32 vnr)
+{
+	struct task_struct *cur = (struct task_struct *)bpf_get_current_task();
+	struct task_struct *leader = BPF_CORE_READ(cur, group_leader);
+	unsigned int level = BPF_CORE_READ(cur, thread_pid, level);
+	struct task_struct *c;
+
+	if (vnr <= 0)
+		return NULL;
+	if (pid_nr_at(BPF_CORE_READ(leader, thread_pid), level) == vnr)
+		return leader;
+	c = child_by_nr(cur, level, vnr);
+	if (!c && leader != cur)
+		c = child_by_nr(leader, level, vnr);
+	return c;
+}
+
 SEC("tp/syscalls/sys_enter_setpgid")
 int sys_enter_setpgid(struct trace_event_raw_sys_enter *ctx)
 {
@@ -67,11 +121,10 @@ int sys_enter_setpgid(struct trace_event_raw_sys_enter *ctx)
 		fill_grp(&st.old, (struct task_struct *)bpf_get_current_task());
 		st.found = 1;
 	} else {
-		t = bpf_task_from_vpid(st.arg_pid);
+		t = setpgid_target(st.arg_pid);
 		if (t) {
 			ttgid = BPF_CORE_READ(t, tgid);
 			fill_grp(&st.old, t);
-			bpf_task_release(t);
 			st.found = 1;
 			if (!tgid_wanted(cur_tgid()) && !tgid_wanted(ttgid))
 				return 0;
@@ -106,10 +159,9 @@ int sys_exit_setpgid(struct trace_event_raw_sys_exit *ctx)
 		fill_proc(&e->target, cur);
 		e->target_found = 1;
 	} else {
-		t = bpf_task_from_vpid(st->arg_pid);
+		t = setpgid_target(st->arg_pid);
 		if (t) {
 			fill_proc(&e->target, t);
-			bpf_task_release(t);
 			e->target_found = 1;
 		}
 	}

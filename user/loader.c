@@ -121,6 +121,141 @@ static bool last_load_failure(char name[128], int *err)
 	return p && sscanf(p, "prog '%127[^']': failed to load: %d", name, err) == 2;
 }
 
+/*
+ * What this kernel offers that the programs can do without, found by
+ * probes, never by version: each missing one has a fallback (bpf/).
+ */
+static struct {
+	bool probed;
+	bool task_from_pid;	/* kfunc bpf_task_from_pid (6.2) */
+	bool loop;		/* helper bpf_loop (5.17) */
+	bool snprintf;		/* helper bpf_snprintf (5.13) */
+	bool task_storage;	/* BPF_MAP_TYPE_TASK_STORAGE (5.11) */
+	bool atomic_fetch;	/* atomic add returning the old value (5.12) */
+} kfeat;
+
+/* Whether an atomic fetch-and-add (BPF_ATOMIC | BPF_FETCH) passes the verifier. */
+static bool probe_atomic_fetch(void)
+{
+	const struct bpf_insn insns[] = {
+		{ .code = BPF_ST | BPF_MEM | BPF_DW, .dst_reg = BPF_REG_10, .off = -8, .imm = 0 },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_1, .imm = 1 },
+		{ .code = BPF_STX | BPF_ATOMIC | BPF_DW, .dst_reg = BPF_REG_10,
+		  .src_reg = BPF_REG_1, .off = -8, .imm = BPF_ADD | BPF_FETCH },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	int fd = bpf_prog_load(BPF_PROG_TYPE_SOCKET_FILTER, "pgt_atomic_probe", "GPL", insns,
+			       sizeof(insns) / sizeof(insns[0]), NULL);
+
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
+static void probe_features(void)
+{
+	struct btf *vmlinux;
+	const char *off;
+
+	if (kfeat.probed)
+		return;
+	kfeat.probed = true;
+	vmlinux = btf__load_vmlinux_btf();
+	kfeat.task_from_pid = vmlinux &&
+		btf__find_by_name_kind(vmlinux, "bpf_task_from_pid", BTF_KIND_FUNC) > 0;
+	btf__free(vmlinux);
+	kfeat.loop = libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE, BPF_FUNC_loop, NULL) > 0;
+	kfeat.snprintf = libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE, BPF_FUNC_snprintf, NULL) > 0;
+	kfeat.task_storage = libbpf_probe_bpf_map_type(BPF_MAP_TYPE_TASK_STORAGE, NULL) > 0;
+	kfeat.atomic_fetch = probe_atomic_fetch();
+	/*
+	 * Testing aid: PGRPTRACE_TEST_NO_FEATURES=loop,snprintf,task_storage
+	 * (or all) takes the fallbacks of an older kernel on this one.
+	 */
+	if ((off = getenv("PGRPTRACE_TEST_NO_FEATURES"))) {
+		bool all = !strcmp(off, "all");
+
+		kfeat.loop &= !all && !strstr(off, "loop");
+		kfeat.snprintf &= !all && !strstr(off, "snprintf");
+		kfeat.task_storage &= !all && !strstr(off, "task_storage");
+	}
+	if (verbosity)
+		fprintf(stderr, "pgrptrace: kernel offers: bpf_task_from_pid %s, bpf_loop %s, "
+				"bpf_snprintf %s, task storage %s, atomic fetch %s\n",
+			kfeat.task_from_pid ? "yes" : "no", kfeat.loop ? "yes" : "no",
+			kfeat.snprintf ? "yes" : "no", kfeat.task_storage ? "yes" : "no",
+			kfeat.atomic_fetch ? "yes" : "no");
+}
+
+/* Threads in a signalling syscall at once, where sigacc is a hash (before 5.11). */
+#define SIGACC_THREADS	4096
+
+/*
+ * Before bpf_snprintf() (5.13) the signal programs cannot name a kworker's
+ * work function: tell them the two that send signals, by their addresses in
+ * /proc/kallsyms. Where those read as 0 (kptr_restrict), a kworker's ^C is
+ * reported with the kernel as its cause.
+ */
+static void fill_work_funcs(struct pgrptrace_bpf *skel)
+{
+	static const struct {
+		const char *name;
+		__u32 kind;
+	} funcs[] = {
+		{ "flush_to_ldisc", PGT_CAUSE_TTY },
+		{ "do_tty_hangup", PGT_CAUSE_HANGUP },
+	};
+	char line[256], sym[128], type;
+	unsigned long long addr;
+	FILE *f = fopen("/proc/kallsyms", "re");
+	__u64 key;
+	int found = 0;
+	size_t i;
+
+	if (!f)
+		return;
+	while (found < 2 && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx %c %127s", &addr, &type, sym) != 3 || !addr)
+			continue;
+		for (i = 0; i < sizeof(funcs) / sizeof(funcs[0]); i++) {
+			if (strcmp(sym, funcs[i].name))
+				continue;
+			key = addr;
+			bpf_map__update_elem(skel->maps.work_funcs, &key, sizeof(key),
+					     &funcs[i].kind, sizeof(funcs[i].kind), BPF_ANY);
+			found++;
+		}
+	}
+	fclose(f);
+	if (verbosity && found < 2)
+		fprintf(stderr, "pgrptrace: /proc/kallsyms names %d of the tty's work functions: "
+				"a tty's signals may be reported as the kernel's\n", found);
+}
+
+/* What @level needs that this kernel lacks, in @why; 0 if nothing. */
+static int level_missing(enum hook_level level, char *why, size_t len)
+{
+	probe_features();
+	/*
+	 * Every program numbers its records with an atomic fetch-and-add, and
+	 * the verifier of an older kernel rejects that instruction anywhere in
+	 * a program, even where a branch could never reach it.
+	 */
+	if (!kfeat.atomic_fetch) {
+		snprintf(why, len, "needs BPF atomic fetch-and-add (Linux 5.12), which this "
+				   "kernel lacks");
+		return -1;
+	}
+	if (level == HOOK_TRACEPOINT && !kfeat.task_from_pid) {
+		snprintf(why, len, "needs kfunc bpf_task_from_pid (Linux 6.2), which this "
+				   "kernel lacks");
+		return -1;
+	}
+	return 0;
+}
+
 /* Which program of each triple a level uses; fentry adds to tp_btf. */
 static void select_level(struct pgrptrace_bpf *skel, enum hook_level level)
 {
@@ -146,6 +281,22 @@ static void select_level(struct pgrptrace_bpf *skel, enum hook_level level)
 		bpf_program__set_autoload(sets[i].btf, level <= HOOK_TP_BTF);
 		bpf_program__set_autoload(sets[i].raw, level == HOOK_RAW_TP);
 		bpf_program__set_autoload(sets[i].tp, level == HOOK_TRACEPOINT);
+	}
+	/* Without bpf_loop(), the exit programs' bounded-loop twins. */
+	{
+		struct bpf_program *loop[] = { skel->progs.sched_process_exit,
+					       skel->progs.sched_process_exit_raw,
+					       skel->progs.sched_process_exit_tp };
+		struct bpf_program *noloop[] = { skel->progs.sched_process_exit_noloop,
+						 skel->progs.sched_process_exit_raw_noloop,
+						 skel->progs.sched_process_exit_tp_noloop };
+
+		for (i = 0; i < 3; i++) {
+			bool on = bpf_program__autoload(loop[i]);
+
+			bpf_program__set_autoload(loop[i], on && kfeat.loop);
+			bpf_program__set_autoload(noloop[i], on && !kfeat.loop);
+		}
 	}
 	bpf_program__set_autoload(skel->progs.disassociate_ctty, level == HOOK_FENTRY);
 	skel->rodata->leader_tty_at_fentry = level == HOOK_FENTRY;
@@ -262,6 +413,14 @@ static int open_and_load(struct loader *l, const struct loader_cfg *cfg, enum ho
 	if (cfg->ringbuf_bytes)
 		bpf_map__set_max_entries(skel->maps.events, cfg->ringbuf_bytes);
 	skel->rodata->test_fault_exec = fault_injected(level);
+	probe_features();
+	skel->rodata->have_task_storage = kfeat.task_storage;
+	skel->rodata->have_snprintf = kfeat.snprintf;
+	if (!kfeat.task_storage) {
+		bpf_map__set_type(skel->maps.sigacc, BPF_MAP_TYPE_LRU_HASH);
+		bpf_map__set_map_flags(skel->maps.sigacc, 0);
+		bpf_map__set_max_entries(skel->maps.sigacc, SIGACC_THREADS);
+	}
 	select_level(skel, level);
 	/* The iterator runs on demand, not at attach. */
 	bpf_program__set_autoload(skel->progs.snapshot_task, with_iter);
@@ -286,6 +445,8 @@ static int open_and_load(struct loader *l, const struct loader_cfg *cfg, enum ho
 		pgrptrace_bpf__destroy(skel);
 		return -1;
 	}
+	if (!kfeat.snprintf)
+		fill_work_funcs(skel);
 	l->skel = skel;
 	l->level = level;
 	l->has_iter = with_iter;
@@ -309,9 +470,21 @@ static int parse_level(const char *s, enum hook_level *out)
 static int start_level(struct loader *l, const struct loader_cfg *cfg, enum hook_level level,
 		       bool quiet)
 {
+	char why[256];
 	__u64 t0;
 	int err;
 
+	if (level_missing(level, why, sizeof(why))) {
+		if (!quiet)
+			fprintf(stderr, "pgrptrace: cannot use %s hooks here: %s\n",
+				level_names[level], why);
+		else if (verbosity)
+			fprintf(stderr, "pgrptrace: %s hooks: %s, trying the next\n",
+				level_names[level], why);
+		snprintf(first_warn, sizeof(first_warn), "%s", why);
+		last_prog_err[0] = '\0';
+		return -1;
+	}
 	if (open_and_load(l, cfg, level, !getenv("PGRPTRACE_TEST_NO_ITER"), quiet))
 		return -1;
 	last_prog_err[0] = '\0';
