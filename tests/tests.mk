@@ -9,7 +9,9 @@ UNIT_SRCS	:= $(wildcard tests/unit/test_*.c)
 UNIT_BINS	:= $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
 WORKLOAD	:= $(OUTPUT)/tests/workload
 FIDELITY	:= $(OUTPUT)/tests/fidelity
-INTEG_TESTS	:= $(sort $(wildcard tests/integration/t_*.py))
+# t_kernels.py boots other kernels under qemu: once, in its own pass.
+KERNEL_TESTS	:= tests/integration/t_kernels.py
+INTEG_TESTS	:= $(filter-out $(KERNEL_TESTS),$(sort $(wildcard tests/integration/t_*.py)))
 TEST_LIBS	:= $(shell $(PKG_CONFIG) --libs cmocka jansson 2>/dev/null || echo -lcmocka -ljansson)
 PROVE		?= prove -f -o
 # Every prove run is a pass with a wall-clock budget: tests/run-test runs each
@@ -80,6 +82,14 @@ check-levels: test-bins
 		PGRPTRACE_HOOKS=$$level FIDELITY_SEEDS=10 $(TEST_ENV) \
 			$(call RUN_PASS,$$level) $(LEVEL_TESTS) || exit 1; \
 	done
+	@echo "  LEVEL    default, with the fallbacks of kernels before 5.17"
+	$(Q)PGRPTRACE_TEST_NO_FEATURES=all FIDELITY_SEEDS=10 $(TEST_ENV) \
+		$(call RUN_PASS,fallbacks) $(LEVEL_TESTS)
+
+# Debian's 5.10, 6.1 and 6.12 cloud kernels, each booted under qemu: fetched
+# once into PGRPTRACE_KERNEL_CACHE (/var/cache/pgrptrace-kernels).
+check-kernels: test-bins
+	$(Q)$(TEST_ENV) $(call RUN_PASS,kernels) $(KERNEL_TESTS)
 
 # The plain build's tests, a short fuzzing run, the sanitized build's tests,
 # the other hook levels, then the plain build's tests in one prove run; its
@@ -89,6 +99,7 @@ check: deps-test
 	$(Q)$(MAKE) --no-print-directory fuzz-short
 	$(Q)$(MAKE) --no-print-directory check-san
 	$(Q)$(MAKE) --no-print-directory check-levels
+	$(Q)$(MAKE) --no-print-directory check-kernels
 	$(Q)$(MAKE) --no-print-directory prove-all
 
 test: check
@@ -119,7 +130,7 @@ $(FUZZ_BIN): tests/fuzz/fuzz_records.c $(FUZZ_SRCS) $(wildcard user/*.h bpf/pgrp
 	$(call msg,FUZZ,$@)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) tests/fuzz/fuzz_records.c $(FUZZ_SRCS) -ljansson -o $@
 
-.PHONY: fuzz fuzz-short prove-all check-levels check-loaded soak
+.PHONY: fuzz fuzz-short prove-all check-levels check-kernels check-loaded soak
 fuzz: $(FUZZ_BIN)
 	$(Q)mkdir -p $(FUZZ_DIR)/corpus
 	$(FUZZ_BIN) -max_total_time=$(or $(FUZZ_TIME),300) $(FUZZ_DIR)/corpus tests/fuzz/corpus
