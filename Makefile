@@ -34,6 +34,9 @@ BPF_SRCS	:= bpf/pgrptrace.bpf.c	# includes the topic files
 BPF_OBJS	:= $(patsubst bpf/%.bpf.c,$(OUTPUT)/bpf/%.bpf.o,$(BPF_SRCS))
 BPF_LINKED	:= $(OUTPUT)/pgrptrace.bpf.o
 SKEL		:= $(OUTPUT)/pgrptrace.skel.h
+# The same programs without atomic fetch-and-add, for kernels before 5.12.
+BPF_NOFETCH	:= $(OUTPUT)/pgrptrace_nofetch.bpf.o
+SKEL_NOFETCH	:= $(OUTPUT)/pgrptrace_nofetch.skel.h
 USER_SRCS	:= $(wildcard user/*.c)
 USER_OBJS	:= $(patsubst user/%.c,$(OUTPUT)/user/%.o,$(USER_SRCS))
 LIB_OBJS	:= $(filter-out $(OUTPUT)/user/main.o,$(USER_OBJS))
@@ -90,14 +93,26 @@ $(BPF_LINKED): $(BPF_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(BPFTOOL) gen object $@ $^
 
-bpf: $(BPF_LINKED)
+$(OUTPUT)/bpf/pgrptrace_nofetch.o: bpf/pgrptrace.bpf.c $(VMLINUX_H) | $(OUTPUT)/bpf
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -DPGT_NO_ATOMIC_FETCH -c $< -o $@
+
+$(BPF_NOFETCH): $(OUTPUT)/bpf/pgrptrace_nofetch.o
+	$(call msg,LINK,$@)
+	$(Q)$(BPFTOOL) gen object $@ $^
+
+bpf: $(BPF_LINKED) $(BPF_NOFETCH)
 
 $(SKEL): $(BPF_LINKED)
 	$(call msg,SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name pgrptrace_bpf > $@
 
+$(SKEL_NOFETCH): $(BPF_NOFETCH)
+	$(call msg,SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name pgrptrace_nofetch_bpf > $@
+
 # Every user object may include the skeleton through loader.h.
-$(OUTPUT)/user/%.o: user/%.c $(SKEL) | $(OUTPUT)/user
+$(OUTPUT)/user/%.o: user/%.c $(SKEL) $(SKEL_NOFETCH) | $(OUTPUT)/user
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
 

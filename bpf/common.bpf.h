@@ -201,9 +201,22 @@ static __always_inline __u64 wakeup_flags(__u64 now)
  * sequence number is consumed even when the reserve fails, so that user space
  * sees the gap as well as the counter.
  */
+/*
+ * The next number of a counter shared by all CPUs: an atomic fetch-and-add.
+ * Kernels before 5.12 reject that instruction anywhere in a program, even
+ * where no branch reaches it, so the build makes a second object for them
+ * (PGT_NO_ATOMIC_FETCH; the loader picks it by probing) that numbers by the
+ * boot clock instead: increasing, unique in practice, with gaps.
+ */
+#ifdef PGT_NO_ATOMIC_FETCH
+#define pgt_next(counter)	bpf_ktime_get_boot_ns()
+#else
+#define pgt_next(counter)	__sync_fetch_and_add(counter, 1)
+#endif
+
 static __always_inline void *pgt_reserve(__u16 type, __u32 size)
 {
-	__u64 seq = __sync_fetch_and_add(&seq_next, 1);
+	__u64 seq = pgt_next(&seq_next);
 	struct pgt_hdr *h;
 	__u32 key = type;
 
@@ -233,7 +246,7 @@ static __always_inline void pgt_output(struct pgt_hdr *h, __u16 type, __u32 size
 	__u32 key = type;
 	__u64 *v;
 
-	h->seq = __sync_fetch_and_add(&seq_next, 1);
+	h->seq = pgt_next(&seq_next);
 	h->type = type;
 	h->size = size;
 	h->ts_ns = bpf_ktime_get_boot_ns();

@@ -159,7 +159,7 @@ static __always_inline void acc_start(__u32 cause, __u32 scope, __s32 target, __
 		return;
 	}
 	e = &a->rec;
-	e->group_id = __sync_fetch_and_add(&sig_group_next, 1);
+	e->group_id = pgt_next(&sig_group_next);
 	e->cause = cause;
 	e->scope = scope;
 	e->target = target;
@@ -222,7 +222,7 @@ static __always_inline void acc_add(struct sigacc *a, struct task_struct *t, int
 		/* A second signal in the same syscall (TIOCNOTTY: SIGHUP, SIGCONT). */
 		acc_flush(a, true, 0);
 		e->flags = 0;
-		e->group_id = __sync_fetch_and_add(&sig_group_next, 1);
+		e->group_id = pgt_next(&sig_group_next);
 		e->sig = sig;
 		a->sender = false;
 		i = 0;

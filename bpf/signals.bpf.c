@@ -342,7 +342,7 @@ static __always_inline int handle_signal(int sig, int code, struct task_struct *
 	g = bpf_map_lookup_elem(&siggrp, &tid);
 	if (!g || g->sig != (__u32)sig || g->cause != cause || now - g->ts > 1000000 ||
 	    scope == PGT_SCOPE_PROCESS || g->last == BPF_CORE_READ(t, tgid)) {
-		ng.id = __sync_fetch_and_add(&sig_group_next, 1);
+		ng.id = pgt_next(&sig_group_next);
 		ng.sig = sig;
 		ng.cause = cause;
 		ng.ts = now;

@@ -16,6 +16,7 @@
 #include <bpf/libbpf.h>
 #include "loader.h"
 #include "pgrptrace.skel.h"
+#include "pgrptrace_nofetch.skel.h"
 
 #define TRACEFS_MAGIC	0x74726163
 #define TRACEFS_PATH	"/sys/kernel/tracing"
@@ -171,8 +172,8 @@ static void probe_features(void)
 	kfeat.task_storage = libbpf_probe_bpf_map_type(BPF_MAP_TYPE_TASK_STORAGE, NULL) > 0;
 	kfeat.atomic_fetch = probe_atomic_fetch();
 	/*
-	 * Testing aid: PGRPTRACE_TEST_NO_FEATURES=loop,snprintf,task_storage
-	 * (or all) takes the fallbacks of an older kernel on this one.
+	 * Testing aid: PGRPTRACE_TEST_NO_FEATURES=loop,snprintf,task_storage,
+	 * atomic_fetch (or all) takes the fallbacks of an older kernel on this one.
 	 */
 	if ((off = getenv("PGRPTRACE_TEST_NO_FEATURES"))) {
 		bool all = !strcmp(off, "all");
@@ -180,6 +181,7 @@ static void probe_features(void)
 		kfeat.loop &= !all && !strstr(off, "loop");
 		kfeat.snprintf &= !all && !strstr(off, "snprintf");
 		kfeat.task_storage &= !all && !strstr(off, "task_storage");
+		kfeat.atomic_fetch &= !all && !strstr(off, "atomic_fetch");
 	}
 	if (verbosity)
 		fprintf(stderr, "pgrptrace: kernel offers: bpf_task_from_pid %s, bpf_loop %s, "
@@ -238,16 +240,6 @@ static void fill_work_funcs(struct pgrptrace_bpf *skel)
 static int level_missing(enum hook_level level, char *why, size_t len)
 {
 	probe_features();
-	/*
-	 * Every program numbers its records with an atomic fetch-and-add, and
-	 * the verifier of an older kernel rejects that instruction anywhere in
-	 * a program, even where a branch could never reach it.
-	 */
-	if (!kfeat.atomic_fetch) {
-		snprintf(why, len, "needs BPF atomic fetch-and-add (Linux 5.12), which this "
-				   "kernel lacks");
-		return -1;
-	}
 	if (level == HOOK_TRACEPOINT && !kfeat.task_from_pid) {
 		snprintf(why, len, "needs kfunc bpf_task_from_pid (Linux 6.2), which this "
 				   "kernel lacks");
@@ -391,6 +383,38 @@ static void report_load_error(struct pgrptrace_bpf *skel, enum hook_level level,
 		fprintf(stderr, "pgrptrace: run with -v for the verifier log\n");
 }
 
+/*
+ * The skeleton, opened from the object this kernel can load. Before 5.12
+ * that is the one built without atomic fetch-and-add (bpf/common.bpf.h,
+ * pgt_next()): both come from one source with the same maps, programs and
+ * variables, so one skeleton struct serves either, as open_opts() would.
+ */
+static struct pgrptrace_bpf *open_skel(const struct bpf_object_open_opts *opts)
+{
+	struct pgrptrace_bpf *skel;
+	int err;
+
+	if (kfeat.atomic_fetch)
+		return pgrptrace_bpf__open_opts(opts);
+	skel = calloc(1, sizeof(*skel));
+	if (!skel) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	err = pgrptrace_bpf__create_skeleton(skel);
+	if (!err) {
+		skel->skeleton->data =
+			(void *)pgrptrace_nofetch_bpf__elf_bytes(&skel->skeleton->data_sz);
+		err = bpf_object__open_skeleton(skel->skeleton, opts);
+	}
+	if (err) {
+		pgrptrace_bpf__destroy(skel);
+		errno = -err;
+		return NULL;
+	}
+	return skel;
+}
+
 static int open_and_load(struct loader *l, const struct loader_cfg *cfg, enum hook_level level,
 			 bool with_iter, bool quiet)
 {
@@ -399,7 +423,8 @@ static int open_and_load(struct loader *l, const struct loader_cfg *cfg, enum ho
 	__u64 t0 = mono_ms();
 	int err;
 
-	skel = pgrptrace_bpf__open_opts(&oo);
+	probe_features();
+	skel = open_skel(&oo);
 	if (!skel) {
 		fprintf(stderr, "pgrptrace: cannot open BPF object: %s\n", strerror(errno));
 		return -1;
@@ -413,7 +438,6 @@ static int open_and_load(struct loader *l, const struct loader_cfg *cfg, enum ho
 	if (cfg->ringbuf_bytes)
 		bpf_map__set_max_entries(skel->maps.events, cfg->ringbuf_bytes);
 	skel->rodata->test_fault_exec = fault_injected(level);
-	probe_features();
 	skel->rodata->have_task_storage = kfeat.task_storage;
 	skel->rodata->have_snprintf = kfeat.snprintf;
 	if (!kfeat.task_storage) {

@@ -94,7 +94,7 @@ for name in LEVELS:
 # The `fallbacks` pass of make check runs the end-to-end tests this way.
 r = run_tracer(["-v", "--json", "--"] + workload("exit", "3"),
                env={"PGRPTRACE_TEST_NO_FEATURES": "all"})
-t.ok("bpf_loop no, bpf_snprintf no, task storage no" in r.err,
+t.ok("bpf_loop no, bpf_snprintf no, task storage no, atomic fetch no" in r.err,
      "fallbacks: taken when asked", r.err[-400:])
 t.eq(r.rc, 3, "fallbacks: the command ran, its status passed on")
 exits = r.of("exit")
