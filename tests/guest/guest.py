@@ -6,6 +6,7 @@ return each command's output and exit status.
 The guest is its own machine: its PID 1 is the initramfs's shell, so nothing
 it runs can reach the host's processes. Each command runs under busybox
 `timeout`, the whole boot under a host-side deadline that kills qemu."""
+import lzma
 import os
 import shutil
 import subprocess
@@ -115,3 +116,148 @@ def parse(console):
         elif name:
             lines.append(line)
     return release, results
+
+
+# The host's programs and libraries a test can run, hard-linked into a tree
+# that becomes the guest's root disk (read-only, under a tmpfs overlay).
+ROOT_DIRS = ["usr/bin", "usr/sbin", "usr/libexec", "usr/lib/python3", "usr/lib/python3.11","usr/lib/openssh",
+             "usr/lib/locale", "usr/lib64", "usr/share/terminfo", "usr/lib/terminfo", "etc"]
+BIG_LIBS = ("libLLVM", "libclang", "fpc", "libicudata", "dri", "valgrind", "lapack",
+            "libz3", "libx265", "librsvg", "gcc", "jvm")
+# The modules a guest needs to reach its disk and overlay it, in load order;
+# each is skipped where the kernel has it built in.
+MODULES = ["drivers/virtio/virtio.ko", "drivers/virtio/virtio_ring.ko",
+           "drivers/virtio/virtio_pci_modern_dev.ko", "drivers/virtio/virtio_pci_legacy_dev.ko",
+           "drivers/virtio/virtio_pci.ko", "drivers/block/virtio_blk.ko",
+           "fs/overlayfs/overlay.ko"]
+
+ROOT_INIT = """#!/bin/busybox sh
+/bin/busybox --install -s /bin
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev
+for m in /modules/*.ko; do insmod "$m" 2>/dev/null; done
+mkdir -p /lower /rw /newroot
+i=0
+while [ ! -b /dev/vda ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+mount -t ext4 -o ro /dev/vda /lower || { echo "@@pgt-fail no root disk"; poweroff -f; }
+mount -t tmpfs -o size=1500m rw /rw
+mkdir -p /rw/upper /rw/work
+mount -t overlay overlay -o lowerdir=/lower,upperdir=/rw/upper,workdir=/rw/work /newroot ||
+	{ echo "@@pgt-fail no overlay"; poweroff -f; }
+umount /proc /sys
+mount --move /dev /newroot/dev
+exec switch_root /newroot /bin/sh /pgt-run.sh
+"""
+
+RUN_HEAD = """#!/bin/sh
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t tmpfs tmp /tmp
+mount -t tmpfs run /run
+mkdir -p /dev/pts /sys/fs/cgroup
+mount -t devpts -o gid=5,mode=620,ptmxmode=666 devpts /dev/pts
+ln -sf /dev/pts/ptmx /dev/ptmx 2>/dev/null
+mount -t cgroup2 cgroup2 /sys/fs/cgroup
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+ip link set lo up
+hostname pgt-guest
+echo "@@pgt-kernel $(uname -r)"
+cd /pgt
+"""
+
+
+def _stage_root(stage, project):
+    for d in ROOT_DIRS:
+        if os.path.isdir("/" + d):
+            os.makedirs(os.path.dirname(os.path.join(stage, d)), exist_ok=True)
+            subprocess.run(["cp", "-al", "/" + d, os.path.join(stage, d)], check=True)
+    libs = "/usr/lib/x86_64-linux-gnu"
+    dst = stage + libs
+    os.makedirs(dst, exist_ok=True)
+    for name in os.listdir(libs):
+        if name.endswith(".a") or name.startswith(BIG_LIBS):
+            continue
+        subprocess.run(["cp", "-al", os.path.join(libs, name), dst], check=True)
+    for link in ("bin", "sbin", "lib", "lib64", "lib32"):
+        if os.path.islink("/" + link):
+            os.symlink(os.readlink("/" + link), os.path.join(stage, link))
+    for d in ("proc", "sys", "dev", "tmp", "run", "var/tmp", "var/log", "var/lib",
+              "root", "home", "pgt"):
+        os.makedirs(os.path.join(stage, d), exist_ok=True)
+    subprocess.run("cd '%s' && tar -c --exclude=.git --exclude='.output-san' . | "
+                   "(cd '%s/pgt' && tar -x)" % (project, stage), shell=True, check=True)
+
+
+def _modules(root, kernel_dir):
+    release = open(os.path.join(kernel_dir, "release")).read().strip()
+    base = os.path.join(kernel_dir, "modules", release, "kernel")
+    os.makedirs(os.path.join(root, "modules"))
+    for i, m in enumerate(MODULES):
+        out = os.path.join(root, "modules", "%02d-%s" % (i, os.path.basename(m)))
+        if os.path.exists(os.path.join(base, m)):
+            shutil.copy(os.path.join(base, m), out)
+        elif os.path.exists(os.path.join(base, m + ".xz")):
+            with lzma.open(os.path.join(base, m + ".xz")) as f, open(out, "wb") as o:
+                o.write(f.read())
+
+
+def make_root(project, tests, env, per_test):
+    """A root disk image holding the host's programs, @project at /pgt, and a
+    script that runs each of @tests (paths under @project) with @env, each
+    bounded by @per_test seconds. The caller removes the returned directory."""
+    work = tempfile.mkdtemp(prefix="pgt-root-")
+    stage = os.path.join(work, "stage")
+    _stage_root(stage, project)
+    script = RUN_HEAD
+    for k, v in sorted(env.items()):
+        script += "export %s='%s'\n" % (k, v)
+    for path in tests:
+        name = os.path.basename(path)
+        script += ("echo '@@pgt-begin %s'\nPGT_DEADLINE=$(( $(date +%%s) + %d )) "
+                   "timeout -k 10 %d python3 tests/run-test %s 2>&1\n"
+                   "echo \"@@pgt-end %s $?\"\n" % (name, per_test, per_test + 30, path,
+                                                   name))
+    script += "sync; poweroff -f\n"
+    with open(os.path.join(stage, "pgt-run.sh"), "w") as f:
+        f.write(script)
+    image = os.path.join(work, "root.img")
+    subprocess.run(["mke2fs", "-q", "-F", "-t", "ext4", "-b", "4096", "-O",
+                    "^has_journal,^metadata_csum,^64bit", "-d", stage, image, "2500M"],
+                   check=True)
+    shutil.rmtree(stage)
+    return work, image
+
+
+def boot_root(kernel_dir, image, timeout):
+    """Boot @kernel_dir's kernel on the root disk @image from make_root().
+    Returns (kernel release or None, {test: (status, output)}, console)."""
+    work = tempfile.mkdtemp(prefix="pgt-guest-")
+    try:
+        root = os.path.join(work, "root")
+        for d in ("bin", "proc", "sys", "dev"):
+            os.makedirs(os.path.join(root, d))
+        _copy(root, BUSYBOX, "/bin/busybox")
+        _modules(root, kernel_dir)
+        with open(os.path.join(root, "init"), "w") as f:
+            f.write(ROOT_INIT)
+        os.chmod(os.path.join(root, "init"), 0o755)
+        initrd = os.path.join(work, "initrd.gz")
+        subprocess.run("cd '%s' && find . | cpio -o -H newc --quiet | gzip -1 > '%s'"
+                       % (root, initrd), shell=True, check=True)
+        cmd = ["qemu-system-x86_64", "-accel", "tcg", "-m", "3072", "-smp", "2",
+               "-kernel", os.path.join(kernel_dir, "vmlinuz"), "-initrd", initrd,
+               "-append", "console=ttyS0 panic=-1 quiet",
+               "-drive", "file=%s,if=virtio,format=raw,snapshot=on" % image,
+               "-nographic", "-no-reboot", "-nodefaults", "-serial", "stdio"]
+        try:
+            p = subprocess.run(cmd, capture_output=True, timeout=timeout,
+                               stdin=subprocess.DEVNULL)
+            console = p.stdout.decode("utf-8", "replace")
+        except subprocess.TimeoutExpired as e:
+            console = (e.stdout or b"").decode("utf-8", "replace")
+            console += "\n@@pgt-timeout qemu killed after %d s\n" % timeout
+        return parse(console) + (console,)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)

@@ -37,6 +37,12 @@ facts = open(os.environ.get("PGT_FACTS", os.devnull), "a")
 SSHD = "/usr/sbin/sshd"
 
 
+# Under emulation (the kernel matrix's qemu guests) every step is slower:
+# PGT_TIME_SCALE stretches the sleeps that must outlive the login, the polls
+# that wait for them and the bounds on the whole login alike.
+SCALE = int(os.environ.get("PGT_TIME_SCALE", "1"))
+
+
 def fact(**kw):
     facts.write(json.dumps(kw) + "\n")
     facts.flush()
@@ -77,7 +83,7 @@ if not os.environ.get("PGT_OUTER"):
         os.environ["PGT_OUTER"] = os.ttyname(slave)
         os.execv(sys.executable, [sys.executable] + sys.argv)
     os.close(slave)
-    end = time.time() + 80
+    end = time.time() + 80 * SCALE
     status = None
     while time.time() < end:        # drain its terminal until it is done
         r, _, _ = select.select([master], [], [], 0.1)
@@ -92,7 +98,7 @@ if not os.environ.get("PGT_OUTER"):
             break
     if status is None:
         os.kill(outer, signal.SIGKILL)      # its finally never ran: the harness cleans up
-        sys.stderr.write("ssh_login: the outer login did not end in 80 s\n")
+        sys.stderr.write("ssh_login: the outer login did not end in %d s\n" % (80 * SCALE))
         sys.exit(1)
     sys.exit(os.waitstatus_to_exitcode(status))
 fact(what="outer", pid=os.getpid(), tty=os.environ["PGT_OUTER"])
@@ -131,15 +137,16 @@ try:
            "-o", "BatchMode=yes", "-o", "StrictHostKeyChecking=no",
            "-o", "UserKnownHostsFile=/dev/null", "-o", "LogLevel=ERROR", "root@127.0.0.1"]
     # Until a command holds (polled, at most 5 s).
-    until = "i=0; until %s || [ $((i+=1)) -gt 500 ]; do sleep 0.01; done; "
+    until = "i=0; until %%s || [ $((i+=1)) -gt %d ]; do sleep 0.01; done; " % (500 * SCALE)
     seen = "[ $(pgrep -cxf 'sleep %s') -ge %d ]"
-    nested = ("echo nested=$$ ntty=$(tty); setsid -f sleep 4; " + until % (seen % (4, 1)) +
-              "exit")
-    pane = "echo $$ > %s/tmux; setsid -f sleep 5; " % d + until % (seen % (5, 1))
-    su_pty = "echo su=$$; setsid -f sleep 6; " + until % (seen % (6, 1))
+    t3, t4, t5, t6, t7 = (n * SCALE for n in (3, 4, 5, 6, 7))
+    nested = ("echo nested=$$ ntty=$(tty); setsid -f sleep %d; " % t4 +
+              until % (seen % (t4, 1)) + "exit")
+    pane = "echo $$ > %s/tmux; setsid -f sleep %d; " % (d, t5) + until % (seen % (t5, 1))
+    su_pty = "echo su=$$; setsid -f sleep %d; " % t6 + until % (seen % (t6, 1))
     with open(os.path.join(d, "login.sh"), "w") as f:
-        f.write("setsid -f sleep 3\n"
-                "nohup sleep 3 >/dev/null 2>&1 &\n"
+        f.write("setsid -f sleep %d\n" % t3 +
+                "nohup sleep %d >/dev/null 2>&1 &\n" % t3 +
                 "echo job=$!\n"
                 "echo login=$$ auid=$(cat /proc/self/loginuid) "
                 "ses=$(cat /proc/self/sessionid) tty=$(tty)\n"
@@ -147,12 +154,12 @@ try:
                 "tmux -L pgt$$ -f /dev/null new-session -d " + shlex.quote(pane) + "\n"
                 + until % "[ -s %s/tmux ]" % d + "echo tmux=$(cat %s/tmux)\n" % d +
                 "su -P root -c " + shlex.quote(su_pty) + "\n"
-                "su - root -c 'setsid -f sleep 7'\n"
+                "su - root -c 'setsid -f sleep %d'\n" % t7 +
                 # every escape has exec'd: then log out
-                + until % " && ".join([seen % (3, 2)] + [seen % (n, 1) for n in (4, 5, 6, 7)]) +
+                until % " && ".join([seen % (t3, 2)] + [seen % (n, 1) for n in (t4, t5, t6, t7)]) +
                 "exit\n")
     c = subprocess.run(ssh + ["bash %s/login.sh" % d],
-                       stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+                       stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60 * SCALE)
     kv = {}
     for word in c.stdout.replace("\r", " ").split():
         if "=" in word:
@@ -165,7 +172,7 @@ try:
          nested_tty=kv.get("ntty"), tmux=int(kv.get("tmux", 0)), su=int(kv.get("su", 0)))
     # Not a wait for a state: what is tested is a duration, the jobs (sleep 3)
     # outliving the login by more than the tracer's grace period (1 s).
-    time.sleep(1.5)
+    time.sleep(1.5 * SCALE)
 finally:
     for pid in os.listdir("/proc"):      # the escaped sleeps came back to us
         try:

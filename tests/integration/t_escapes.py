@@ -218,7 +218,8 @@ if t.ok(docs, "ecs: escapes come out as ECS documents"):
 # every escape is credited to its innermost login (the ssh login's shell, a
 # nested ssh login, a tmux pane, su --pty), never to the outer one.
 r = run_tracer(["--escapes", "--json", "--", sys.executable,
-                os.path.join(here, "ssh_login.py")], timeout=120)
+                os.path.join(here, "ssh_login.py")],
+               timeout=120 * int(os.environ.get("PGT_TIME_SCALE", "1")))
 if r.rc == 77:
     t.skip("ssh login: escapes carry auid and ses", r.err.strip().splitlines()[-1])
 elif t.eq(r.rc, 0, "ssh login: sshd ran and the login succeeded") and r.fact("login"):

@@ -2,16 +2,25 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 """The kernels our users run: Debian's cloud kernels of bullseye (5.10),
 bookworm (6.1) and trixie (6.12), fetched from Debian's registry and booted
-under qemu (TCG). In each guest, `pgrptrace --check` must name the level it
+under qemu (TCG), twice each.
+
+First on a busybox initramfs: `pgrptrace --check` must name the level it
 uses and what each refused level lacks; every level it offers must then pass
 the randomized fidelity run (fork, double fork, setsid, setpgid of self and
 child, subreaper, reap, exit, reparent: the model equal to /proc at every
 quiet point); and the run with reparents left out must be caught.
 
+Then on a root disk made of this machine's programs (python3, bash, sshd,
+tmux, util-linux) under a tmpfs overlay: the end-to-end suite itself
+(GUEST_TESTS), at the level the kernel picks. Its TAP lines come back named
+after the kernel.
+
 PGRPTRACE_KERNELS picks the suites (default: all three); GUEST_SEEDS the
 fidelity seeds per level (default 5)."""
 import json
 import os
+import re
+import shutil
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "guest"))
@@ -24,12 +33,21 @@ FIDELITY = os.environ.get("FIDELITY", os.path.abspath(".output/tests/fidelity"))
 SUITES = os.environ.get("PGRPTRACE_KERNELS", "bullseye bookworm trixie").split()
 SEEDS = int(os.environ.get("GUEST_SEEDS", "5"))
 LEVELS = ["fentry", "tp_btf", "raw_tp", "tracepoint"]
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+GUEST_TESTS = os.environ.get("GUEST_TESTS", " ".join(
+    "tests/integration/t_%s.py" % n for n in
+    ("lifecycle", "groups", "model", "signals", "escapes", "pty", "fidelity"))).split()
+# In the guest: the plain build at /pgt, and time bounds stretched for TCG.
+GUEST_ENV = {"PGRPTRACE": "/pgt/pgrptrace", "WORKLOAD": "/pgt/.output/tests/workload",
+             "FIDELITY": "/pgt/.output/tests/fidelity", "FIDELITY_SEEDS": "10",
+             "PGT_TIME_SCALE": "5"}
+TAP = re.compile(r"^(not ok|ok) \d+ - (.*?)(?: # SKIP (.*))?$")
 
 # What each kernel is known to lack (../shared/docs/kernel-notes.md section 9),
 # as --check must name it: a level refused for another reason, or a level
 # offered where this table says it cannot be, is a failure.
 REFUSED = {
-    "bullseye": {l: "atomic fetch-and-add" for l in LEVELS},
+    "bullseye": {"tracepoint": "bpf_task_from_pid"},
     "bookworm": {"tracepoint": "bpf_task_from_pid"},
     "trixie": {},
 }
@@ -41,10 +59,41 @@ def fidelity_cmd(level, first, seeds, skip=None):
 
 
 def differences(out):
-    import re
     return [(int(a), int(b)) for a, b in
             re.findall(r"^verify: (\d+) processes, (\d+) differences$", out, re.M)]
 
+
+def suite_in_guest(name, res):
+    """Each test file's TAP from the guest, as our own lines under @name."""
+    for path in GUEST_TESTS:
+        test = os.path.basename(path)
+        if test not in res:
+            t.ok(False, "%s: %s ran" % (name, test), None, "its TAP")
+            continue
+        rc, out = res[test]
+        lines = out.splitlines()
+        results = 0
+        for line in lines:
+            m = TAP.match(line)
+            if not m:
+                continue
+            results += 1
+            what = "%s: %s: %s" % (name, test[:-3], m.group(2))
+            if m.group(3) is not None:
+                t.skip(what, m.group(3))
+            elif not t.ok(m.group(1) == "ok", what):
+                t.diag("\n".join(lines[-40:]))
+        t.ok(rc == 0 and "1..%d" % results in lines, "%s: %s: exit 0, all %d results"
+             % (name, test[:-3], results), (rc, lines[-5:]), "exit 0 and a full plan")
+
+
+need = [os.path.join(TOP, GUEST_ENV[k][len("/pgt/"):]) for k in ("PGRPTRACE", "WORKLOAD",
+                                                                  "FIDELITY")]
+missing = [p for p in need if not os.path.exists(p)]
+if missing:
+    t.ok(False, "the plain build is there for the guests", missing, [])
+    t.done()
+work, image = guest.make_root(TOP, GUEST_TESTS, GUEST_ENV, 900)
 
 for suite in SUITES:
     try:
@@ -100,4 +149,13 @@ for suite in SUITES:
              "%s: a model without reparents is caught" % name, (crc, cout[-300:]), "exit 1")
     else:
         t.skip("%s: a model without reparents is caught" % name, "no level loads here")
+    if not offered:
+        t.skip("%s: the end-to-end suite" % name, "no level loads here")
+        continue
+    release, res, console = guest.boot_root(kdir, image, timeout=2400)
+    if not t.ok(release is not None and res, "%s: boots on the root disk" % name):
+        t.diag(console[-3000:])
+        continue
+    suite_in_guest(name, res)
+shutil.rmtree(work, ignore_errors=True)
 t.done()
