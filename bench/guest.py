@@ -1,0 +1,71 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+"""The cost of each hook level on one of Debian's kernels, under qemu (TCG):
+pgtbench workloads bare, and under pgrptrace at each level the kernel
+offers, interleaved round by round in one boot. Prints, per workload and
+level, the median over the rounds of (traced rate / bare rate of the same
+round). TCG slows everything, the kernel's slow paths included: read the
+ratios, not the rates.
+
+usage: bench/guest.py --pgrptrace BIN --pgtbench BIN [--suite bookworm] [--rounds 5]"""
+import argparse
+import json
+import os
+import statistics
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "guest"))
+import guest  # noqa: E402
+
+MODES = ["fork", "setsid", "setpgid", "signal", "mixed"]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--pgrptrace", required=True)
+    ap.add_argument("--pgtbench", required=True)
+    ap.add_argument("--suite", default="bookworm")
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--levels", default="tp_btf,fentry")
+    ap.add_argument("--seconds", default="1")
+    a = ap.parse_args()
+    levels = a.levels.split(",")
+    kdir = guest.fetch(a.suite)
+    cmds = []
+    for r in range(a.rounds):
+        for mode in MODES:
+            cmds.append(("%d-%s-bare" % (r, mode), 60, ["pgtbench", mode, a.seconds]))
+            for level in levels:
+                cmds.append(("%d-%s-%s" % (r, mode, level), 120,
+                             ["env", "PGRPTRACE_HOOKS=" + level, "pgrptrace", "--json", "-o",
+                              "/dev/null", "--", "pgtbench", mode, a.seconds]))
+    release, res, console = guest.boot(kdir, {"pgrptrace": a.pgrptrace, "pgtbench": a.pgtbench},
+                                       cmds, timeout=3600)
+    with open(os.environ.get("GUEST_BENCH_LOG", os.devnull), "w") as f:
+        f.write(console)
+    if not release:
+        sys.exit("guest did not boot:\n" + console[-2000:])
+
+    def rate(name):
+        rc, out = res.get(name, (1, ""))
+        for line in out.splitlines():
+            if line.startswith("{"):
+                d = json.loads(line)
+                return d["ops_per_sec"]
+        raise SystemExit("%s: no result (rc %s): %s" % (name, rc, out[-500:]))
+
+    print("%s (%s, TCG): traced/bare ops per second, median (min-max) of %d rounds"
+          % (release, a.suite, a.rounds))
+    print("| workload | bare ops/s | " + " | ".join(levels) + " |")
+    print("|---|---|" + "---|" * len(levels))
+    for mode in MODES:
+        bare = [rate("%d-%s-bare" % (r, mode)) for r in range(a.rounds)]
+        cells = []
+        for level in levels:
+            q = [rate("%d-%s-%s" % (r, mode, level)) / bare[r] for r in range(a.rounds)]
+            cells.append("%.2f (%.2f-%.2f)" % (statistics.median(q), min(q), max(q)))
+        print("| %s | %.0f | %s |" % (mode, statistics.median(bare), " | ".join(cells)))
+
+
+if __name__ == "__main__":
+    main()
