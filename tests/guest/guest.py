@@ -15,6 +15,12 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 CACHE = os.environ.get("PGRPTRACE_KERNEL_CACHE", "/var/cache/pgrptrace-kernels")
 BUSYBOX = "/bin/busybox"
+# One host thread runs every vCPU in turn. With a thread per vCPU (qemu 7.2's
+# default), a 6.12 guest took an int3 oops in syscall_trace_enter() while
+# its other vCPU was patching that jump label to attach a syscall tracepoint
+# (text_poke_bp): one vCPU ran stale translated code that the other had
+# already rewritten. Real CPUs serialize that with the poke's IPIs.
+TCG = "tcg,thread=single"
 BEGIN = "@@pgt-begin "
 END = "@@pgt-end "
 
@@ -84,7 +90,7 @@ def boot(kernel_dir, programs, commands, timeout):
         initrd = os.path.join(work, "initrd.gz")
         subprocess.run("cd '%s' && find . | cpio -o -H newc --quiet | gzip -1 > '%s'"
                        % (root, initrd), shell=True, check=True)
-        cmd = ["qemu-system-x86_64", "-accel", "tcg", "-m", "2048", "-smp", "2",
+        cmd = ["qemu-system-x86_64", "-accel", TCG, "-m", "2048", "-smp", "2",
                "-kernel", os.path.join(kernel_dir, "vmlinuz"), "-initrd", initrd,
                "-append", "console=ttyS0 panic=-1 quiet", "-nographic", "-no-reboot",
                "-nodefaults", "-serial", "stdio"]
@@ -246,7 +252,7 @@ def boot_root(kernel_dir, image, timeout):
         initrd = os.path.join(work, "initrd.gz")
         subprocess.run("cd '%s' && find . | cpio -o -H newc --quiet | gzip -1 > '%s'"
                        % (root, initrd), shell=True, check=True)
-        cmd = ["qemu-system-x86_64", "-accel", "tcg", "-m", "3072", "-smp", "2",
+        cmd = ["qemu-system-x86_64", "-accel", TCG, "-m", "3072", "-smp", "2",
                "-kernel", os.path.join(kernel_dir, "vmlinuz"), "-initrd", initrd,
                "-append", "console=ttyS0 panic=-1 quiet",
                "-drive", "file=%s,if=virtio,format=raw,snapshot=on" % image,
