@@ -7,11 +7,11 @@
  * the pid-lookup kfuncs are used by three topics.
  */
 #include "lifecycle.bpf.c"
-#include "fentry.bpf.c"
 #include "syscalls.bpf.c"
 #include "signals.bpf.c"
 #include "tty.bpf.c"
 #include "cgroups.bpf.c"
+#include "fentry.bpf.c"
 #include "snapshot.bpf.c"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

@@ -74,15 +74,54 @@ static __always_inline __u32 kill_scope(__s32 pid, __s32 *target)
 	return PGT_SCOPE_GROUP;
 }
 
+/*
+ * The kill family's entries; each exit is acc_end(ret). The tracepoints
+ * below, or fentry/fexit on the syscall functions at the fentry level
+ * (fentry.bpf.c).
+ */
+static __always_inline int kill_enter(__s32 pid, __u32 sig)
+{
+	__s32 target;
+	__u32 scope = kill_scope(pid, &target);
+
+	if (signal_mode && sig)
+		acc_start(PGT_CAUSE_KILL, scope, target, sig);
+	return 0;
+}
+
+static __always_inline int tkill_enter(__u32 sig)
+{
+	if (signal_mode && sig)
+		acc_start(PGT_CAUSE_KILL, PGT_SCOPE_THREAD, 0, sig);
+	return 0;
+}
+
+static __always_inline int tgkill_enter(__s32 tgid, __u32 sig)
+{
+	if (signal_mode && sig)
+		acc_start(PGT_CAUSE_KILL, PGT_SCOPE_THREAD, host_number(tgid), sig);
+	return 0;
+}
+
+static __always_inline int sigqueueinfo_enter(__s32 pid, __u32 sig)
+{
+	if (signal_mode && sig)
+		acc_start(PGT_CAUSE_KILL, PGT_SCOPE_PROCESS, host_number(pid), sig);
+	return 0;
+}
+
+/* A pidfd names no number: the target comes from the first recipient. */
+static __always_inline int pidfd_send_signal_enter(__u32 sig)
+{
+	if (signal_mode && sig)
+		acc_start(PGT_CAUSE_KILL, PGT_SCOPE_PROCESS, 0, sig);
+	return 0;
+}
+
 SEC("tp/syscalls/sys_enter_kill")
 int sys_enter_kill(struct trace_event_raw_sys_enter *ctx)
 {
-	__s32 pid = (__s32)ctx->args[0], target;
-	__u32 scope = kill_scope(pid, &target);
-
-	if (signal_mode && ctx->args[1])
-		acc_start(PGT_CAUSE_KILL, scope, target, (__u32)ctx->args[1]);
-	return 0;
+	return kill_enter((__s32)ctx->args[0], (__u32)ctx->args[1]);
 }
 
 SEC("tp/syscalls/sys_exit_kill")
@@ -94,9 +133,7 @@ int sys_exit_kill(struct trace_event_raw_sys_exit *ctx)
 SEC("tp/syscalls/sys_enter_tkill")
 int sys_enter_tkill(struct trace_event_raw_sys_enter *ctx)
 {
-	if (signal_mode && ctx->args[1])
-		acc_start(PGT_CAUSE_KILL, PGT_SCOPE_THREAD, 0, (__u32)ctx->args[1]);
-	return 0;
+	return tkill_enter((__u32)ctx->args[1]);
 }
 
 SEC("tp/syscalls/sys_exit_tkill")
@@ -108,10 +145,7 @@ int sys_exit_tkill(struct trace_event_raw_sys_exit *ctx)
 SEC("tp/syscalls/sys_enter_tgkill")
 int sys_enter_tgkill(struct trace_event_raw_sys_enter *ctx)
 {
-	if (signal_mode && ctx->args[2])
-		acc_start(PGT_CAUSE_KILL, PGT_SCOPE_THREAD, host_number((__s32)ctx->args[0]),
-			  (__u32)ctx->args[2]);
-	return 0;
+	return tgkill_enter((__s32)ctx->args[0], (__u32)ctx->args[2]);
 }
 
 SEC("tp/syscalls/sys_exit_tgkill")
@@ -123,10 +157,7 @@ int sys_exit_tgkill(struct trace_event_raw_sys_exit *ctx)
 SEC("tp/syscalls/sys_enter_rt_sigqueueinfo")
 int sys_enter_rt_sigqueueinfo(struct trace_event_raw_sys_enter *ctx)
 {
-	if (signal_mode && ctx->args[1])
-		acc_start(PGT_CAUSE_KILL, PGT_SCOPE_PROCESS, host_number((__s32)ctx->args[0]),
-			  (__u32)ctx->args[1]);
-	return 0;
+	return sigqueueinfo_enter((__s32)ctx->args[0], (__u32)ctx->args[1]);
 }
 
 SEC("tp/syscalls/sys_exit_rt_sigqueueinfo")
@@ -138,10 +169,7 @@ int sys_exit_rt_sigqueueinfo(struct trace_event_raw_sys_exit *ctx)
 SEC("tp/syscalls/sys_enter_pidfd_send_signal")
 int sys_enter_pidfd_send_signal(struct trace_event_raw_sys_enter *ctx)
 {
-	/* args[0] is a pidfd: the target comes from the first recipient. */
-	if (signal_mode && ctx->args[1])
-		acc_start(PGT_CAUSE_KILL, PGT_SCOPE_PROCESS, 0, (__u32)ctx->args[1]);
-	return 0;
+	return pidfd_send_signal_enter((__u32)ctx->args[1]);
 }
 
 SEC("tp/syscalls/sys_exit_pidfd_send_signal")

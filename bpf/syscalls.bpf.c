@@ -2,19 +2,21 @@
 /*
  * Group-changing syscalls: setsid, setpgid and prctl(PR_SET_CHILD_SUBREAPER).
  *
- * Each is a pair of per-syscall tracepoints: the enter side saves the state
- * before the call (keyed by thread), the exit side reads the state after it
- * and reports both. Per-syscall tracepoints fire only for their syscall,
- * unlike raw_syscalls, which would run for every syscall on the machine.
- * A program may read only the argument slots its syscall has: reading more
- * makes the attach fail with EACCES.
+ * Each is a pair of hooks: the entry saves the state before the call (keyed
+ * by thread), the exit reads the state after it and reports both. Below the
+ * fentry level the pair is the syscall's own tracepoints, which fire only
+ * for their syscall (raw_syscalls would run for every syscall), but while
+ * any syscall tracepoint is attached every syscall of every task takes the
+ * slow path; at the fentry level it is fentry/fexit on the kernel function
+ * (fentry.bpf.c), with the same bodies. A tracepoint program may read only
+ * the argument slots its syscall has: reading more makes the attach fail
+ * with EACCES.
  */
 #include "common.bpf.h"
 
 #define PR_SET_CHILD_SUBREAPER	36
 
-SEC("tp/syscalls/sys_enter_setsid")
-int sys_enter_setsid(void *ctx)
+static __always_inline int setsid_enter(void)
 {
 	struct inflight st = {};
 
@@ -26,8 +28,7 @@ int sys_enter_setsid(void *ctx)
 	return 0;
 }
 
-SEC("tp/syscalls/sys_exit_setsid")
-int sys_exit_setsid(struct trace_event_raw_sys_exit *ctx)
+static __always_inline int setsid_exit(long ret)
 {
 	struct pgt_setsid *e;
 	struct inflight *st;
@@ -39,11 +40,23 @@ int sys_exit_setsid(struct trace_event_raw_sys_exit *ctx)
 	if (e) {
 		fill_proc(&e->proc, (struct task_struct *)bpf_get_current_task());
 		e->old = st->old;
-		e->ret = ctx->ret;
+		e->ret = ret;
 		pgt_submit(e);
 	}
 	inflight_end();
 	return 0;
+}
+
+SEC("tp/syscalls/sys_enter_setsid")
+int sys_enter_setsid(void *ctx)
+{
+	return setsid_enter();
+}
+
+SEC("tp/syscalls/sys_exit_setsid")
+int sys_exit_setsid(struct trace_event_raw_sys_exit *ctx)
+{
+	return setsid_exit(ctx->ret);
 }
 
 #define MAX_CHILD_SCAN	64	/* children of a thread looked at, newest first */
@@ -105,16 +118,15 @@ static __always_inline struct task_struct *setpgid_target(__s32 vnr)
 	return c;
 }
 
-SEC("tp/syscalls/sys_enter_setpgid")
-int sys_enter_setpgid(struct trace_event_raw_sys_enter *ctx)
+static __always_inline int setpgid_enter(__s32 pid, __s32 pgid)
 {
 	struct inflight st = {};
 	struct task_struct *t;
 	__u32 ttgid;
 
 	st.kind = PGT_SETPGID;
-	st.arg_pid = (__s32)ctx->args[0];
-	st.arg_pgid = (__s32)ctx->args[1];
+	st.arg_pid = pid;
+	st.arg_pgid = pgid;
 	if (st.arg_pid == 0) {
 		if (!tgid_wanted(cur_tgid()))
 			return 0;
@@ -136,8 +148,7 @@ int sys_enter_setpgid(struct trace_event_raw_sys_enter *ctx)
 	return 0;
 }
 
-SEC("tp/syscalls/sys_exit_setpgid")
-int sys_exit_setpgid(struct trace_event_raw_sys_exit *ctx)
+static __always_inline int setpgid_exit(long ret)
 {
 	struct task_struct *cur = (struct task_struct *)bpf_get_current_task();
 	struct pgt_setpgid *e;
@@ -152,7 +163,7 @@ int sys_exit_setpgid(struct trace_event_raw_sys_exit *ctx)
 		goto out;
 	fill_proc(&e->proc, cur);
 	e->old = st->old;
-	e->ret = ctx->ret;
+	e->ret = ret;
 	e->arg_pid = st->arg_pid;
 	e->arg_pgid = st->arg_pgid;
 	if (st->arg_pid == 0) {
@@ -169,6 +180,32 @@ int sys_exit_setpgid(struct trace_event_raw_sys_exit *ctx)
 out:
 	inflight_end();
 	return 0;
+}
+
+SEC("tp/syscalls/sys_enter_setpgid")
+int sys_enter_setpgid(struct trace_event_raw_sys_enter *ctx)
+{
+	return setpgid_enter((__s32)ctx->args[0], (__s32)ctx->args[1]);
+}
+
+SEC("tp/syscalls/sys_exit_setpgid")
+int sys_exit_setpgid(struct trace_event_raw_sys_exit *ctx)
+{
+	return setpgid_exit(ctx->ret);
+}
+
+/* prctl(PR_SET_CHILD_SUBREAPER, @enabled) returned @ret. */
+static __always_inline void report_subreaper(bool enabled, long ret)
+{
+	struct pgt_subreaper *e;
+
+	e = pgt_reserve(PGT_SUBREAPER, sizeof(*e));
+	if (e) {
+		fill_proc(&e->proc, (struct task_struct *)bpf_get_current_task());
+		e->ret = ret;
+		e->enabled = enabled;
+		pgt_submit(e);
+	}
 }
 
 SEC("tp/syscalls/sys_enter_prctl")
@@ -189,19 +226,12 @@ int sys_enter_prctl(struct trace_event_raw_sys_enter *ctx)
 SEC("tp/syscalls/sys_exit_prctl")
 int sys_exit_prctl(struct trace_event_raw_sys_exit *ctx)
 {
-	struct pgt_subreaper *e;
 	struct inflight *st;
 
 	st = inflight_get();
 	if (!st || st->kind != PGT_SUBREAPER)
 		return 0;
-	e = pgt_reserve(PGT_SUBREAPER, sizeof(*e));
-	if (e) {
-		fill_proc(&e->proc, (struct task_struct *)bpf_get_current_task());
-		e->ret = ctx->ret;
-		e->enabled = st->arg_pid;
-		pgt_submit(e);
-	}
+	report_subreaper(st->arg_pid, ctx->ret);
 	inflight_end();
 	return 0;
 }

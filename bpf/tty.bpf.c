@@ -98,18 +98,16 @@ int sys_exit_openat2(struct trace_event_raw_sys_exit *ctx)
 
 /* ---- ioctl ---- */
 
-SEC("tp/syscalls/sys_enter_ioctl")
-int sys_enter_ioctl(struct trace_event_raw_sys_enter *ctx)
+static __always_inline int ioctl_enter(__u32 cmd, __u64 arg)
 {
 	struct task_struct *cur = (struct task_struct *)bpf_get_current_task();
-	__u32 cmd = (__u32)ctx->args[1];
 	struct inflight st = {};
 	struct tty_struct *tty;
 
 	if (cmd != TIOCSCTTY && cmd != TIOCNOTTY && cmd != TIOCSPGRP && cmd != TIOCSWINSZ &&
 	    cmd != TIOCSIG)
 		return 0;
-	sig_ioctl_enter(cmd, ctx->args[2]);
+	sig_ioctl_enter(cmd, arg);
 	if (cmd == TIOCSWINSZ || cmd == TIOCSIG || !tgid_wanted(cur_tgid()))
 		return 0;
 	tty = BPF_CORE_READ(cur, signal, tty);
@@ -123,26 +121,25 @@ int sys_enter_ioctl(struct trace_event_raw_sys_enter *ctx)
 	return 0;
 }
 
-SEC("tp/syscalls/sys_exit_ioctl")
-int sys_exit_ioctl(struct trace_event_raw_sys_exit *ctx)
+static __always_inline int ioctl_exit(long ret)
 {
 	struct task_struct *cur = (struct task_struct *)bpf_get_current_task();
 	struct pgt_foreground *f;
 	struct inflight *st;
 	struct tty_struct *tty;
 
-	sig_ioctl_exit(ctx->ret);
+	sig_ioctl_exit(ret);
 	st = inflight_get();
 	if (!st || st->kind != INFLIGHT_IOCTL)
 		return 0;
 	tty = cur_ctty();
-	if (st->cmd == TIOCSCTTY && ctx->ret == 0 && (__u64)tty != st->tty_ptr) {
+	if (st->cmd == TIOCSCTTY && ret == 0 && (__u64)tty != st->tty_ptr) {
 		emit_tty(PGT_TTY_TIOCSCTTY, true, false);
-	} else if (st->cmd == TIOCNOTTY && ctx->ret == 0 && st->tty_ptr) {
+	} else if (st->cmd == TIOCNOTTY && ret == 0 && st->tty_ptr) {
 		/* By the session leader it is disassociate_ctty(): all lose it. */
 		emit_tty(PGT_TTY_TIOCNOTTY, false, st->found);
 	} else if (st->cmd == TIOCSPGRP && st->tty_ptr &&
-		   (ctx->ret != 0 || !tty || pid_nr0(tty_fg_pgrp(tty)) != st->fg_pgid) &&
+		   (ret != 0 || !tty || pid_nr0(tty_fg_pgrp(tty)) != st->fg_pgid) &&
 		   (f = pgt_reserve(PGT_FOREGROUND, sizeof(*f)))) {
 		/* Only a change, or a refusal: shells re-assert their group often. */
 		fill_proc(&f->proc, cur);
@@ -150,9 +147,21 @@ int sys_exit_ioctl(struct trace_event_raw_sys_exit *ctx)
 		f->sid = f->proc.sid;
 		f->old_pgid = st->fg_pgid;
 		f->new_pgid = tty ? pid_nr0(tty_fg_pgrp(tty)) : 0;
-		f->ret = ctx->ret;
+		f->ret = ret;
 		pgt_submit(f);
 	}
 	inflight_end();
 	return 0;
+}
+
+SEC("tp/syscalls/sys_enter_ioctl")
+int sys_enter_ioctl(struct trace_event_raw_sys_enter *ctx)
+{
+	return ioctl_enter((__u32)ctx->args[1], ctx->args[2]);
+}
+
+SEC("tp/syscalls/sys_exit_ioctl")
+int sys_exit_ioctl(struct trace_event_raw_sys_exit *ctx)
+{
+	return ioctl_exit(ctx->ret);
 }

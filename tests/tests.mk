@@ -88,7 +88,9 @@ check-levels: test-bins
 
 # Debian's 5.10, 6.1 and 6.12 cloud kernels, each booted under qemu: fetched
 # once into PGRPTRACE_KERNEL_CACHE (/var/cache/pgrptrace-kernels).
-# About 30 s a kernel here, 4 minutes with GUEST_SUITE=1: its own budget.
+# Each boots twice: --check and fidelity at every level on an initramfs, then
+# the end-to-end suite on a root disk (GUEST_SUITE=0 leaves that out). About
+# 6 minutes a kernel here: its own budget.
 check-kernels: PASS_BUDGET = 2700
 check-kernels: test-bins
 	$(Q)$(TEST_ENV) $(call RUN_PASS,kernels) $(KERNEL_TESTS)

@@ -24,51 +24,69 @@ struct hook_row {
 	const char *event;
 	const char *at[HOOK_LEVELS];
 	const char *loses[HOOK_LEVELS];	/* against the level above; NULL: nothing */
+	int sys;			/* enum sys_hook + 1: the loader says where */
 };
 
-#define SAME4(x) { x, x, x, x }
+/* What the syscall tracepoints cost against fentry/fexit. */
+#define SYSCALL_TP_LOSS \
+	"nothing traced, but every syscall of every task takes the slow path while a " \
+	"syscall tracepoint is attached"
 
 static const struct hook_row rows[] = {
-	{ "fork",
-	  { "tp_btf/sched_process_fork", "tp_btf/sched_process_fork",
-	    "raw_tp/sched_process_fork", "tracepoint/sched/sched_process_fork" },
-	  { NULL, NULL, NULL,
-	    "the child is found on its parent's lists; a fork racing another by the same "
-	    "parent can be missed" } },
-	{ "exec",
-	  { "tp_btf/sched_process_exec", "tp_btf/sched_process_exec",
-	    "raw_tp/sched_process_exec", "tracepoint/sched/sched_process_exec" },
-	  { NULL } },
-	{ "exit, reparent",
-	  { "tp_btf/sched_process_exit", "tp_btf/sched_process_exit",
-	    "raw_tp/sched_process_exit", "tracepoint/sched/sched_process_exit" },
-	  { NULL } },
-	{ "reap",
-	  { "tp_btf/sched_process_free", "tp_btf/sched_process_free",
-	    "raw_tp/sched_process_free", "tracepoint/sched/sched_process_free" },
-	  { NULL, NULL, NULL,
-	    "no start time: a reap is applied only to a process seen exiting" } },
-	{ "tty lost by an exiting leader",
-	  { "fentry/disassociate_ctty", "tp_btf/sched_process_exit",
-	    "raw_tp/sched_process_exit", "tracepoint/sched/sched_process_exit" },
-	  { NULL, "predicted at exit, just before the kernel does it", NULL, NULL } },
-	{ "signal",
-	  { "tp_btf/signal_generate", "tp_btf/signal_generate", "raw_tp/signal_generate",
-	    "tracepoint/signal/signal_generate" },
-	  { NULL, NULL, NULL, "the recipient is looked up by pid; one already gone is missed" } },
-	{ "cgroup",
-	  { "tp_btf/cgroup_attach_task", "tp_btf/cgroup_attach_task",
-	    "raw_tp/cgroup_attach_task", "tracepoint/cgroup/cgroup_attach_task" },
-	  { NULL, NULL, NULL, "the task is looked up by pid; one already gone is missed" } },
-	{ "setsid, setpgid, subreaper",
-	  SAME4("tracepoint/syscalls/sys_{enter,exit}_{setsid,setpgid,prctl}"), { NULL } },
-	{ "tty acquire, release, foreground",
-	  SAME4("tracepoint/syscalls/sys_{enter,exit}_{ioctl,openat,openat2}"), { NULL } },
-	{ "signal causes (kill family)",
-	  SAME4("tracepoint/syscalls/sys_{enter,exit}_{kill,tkill,tgkill,rt_sigqueueinfo,"
-		"pidfd_send_signal}"),
-	  { NULL } },
+	{ .event = "fork",
+	  .at = { "tp_btf/sched_process_fork", "tp_btf/sched_process_fork",
+		  "raw_tp/sched_process_fork", "tracepoint/sched/sched_process_fork" },
+	  .loses = { NULL, NULL, NULL,
+		     "the child is found on its parent's lists; a fork racing another by the same "
+		     "parent can be missed" } },
+	{ .event = "exec",
+	  .at = { "tp_btf/sched_process_exec", "tp_btf/sched_process_exec",
+		  "raw_tp/sched_process_exec", "tracepoint/sched/sched_process_exec" },
+	  .loses = { NULL } },
+	{ .event = "exit, reparent",
+	  .at = { "tp_btf/sched_process_exit", "tp_btf/sched_process_exit",
+		  "raw_tp/sched_process_exit", "tracepoint/sched/sched_process_exit" },
+	  .loses = { NULL } },
+	{ .event = "reap",
+	  .at = { "tp_btf/sched_process_free", "tp_btf/sched_process_free",
+		  "raw_tp/sched_process_free", "tracepoint/sched/sched_process_free" },
+	  .loses = { NULL, NULL, NULL,
+		     "no start time: a reap is applied only to a process seen exiting" } },
+	{ .event = "tty lost by an exiting leader",
+	  .at = { "fentry/disassociate_ctty", "tp_btf/sched_process_exit",
+		  "raw_tp/sched_process_exit", "tracepoint/sched/sched_process_exit" },
+	  .loses = { NULL, "predicted at exit, just before the kernel does it", NULL, NULL } },
+	{ .event = "signal",
+	  .at = { "tp_btf/signal_generate", "tp_btf/signal_generate", "raw_tp/signal_generate",
+		  "tracepoint/signal/signal_generate" },
+	  .loses = { NULL, NULL, NULL,
+		     "the recipient is looked up by pid; one already gone is missed" } },
+	{ .event = "cgroup",
+	  .at = { "tp_btf/cgroup_attach_task", "tp_btf/cgroup_attach_task",
+		  "raw_tp/cgroup_attach_task", "tracepoint/cgroup/cgroup_attach_task" },
+	  .loses = { NULL, NULL, NULL,
+		     "the task is looked up by pid; one already gone is missed" } },
+	/* The syscalls: fentry/fexit at the fentry level where BTF has the functions. */
+	{ .event = "setsid, setpgid, subreaper",
+	  .loses = { NULL, SYSCALL_TP_LOSS }, .sys = SYS_HOOK_GROUPS + 1 },
+	{ .event = "tty acquire, release, foreground",
+	  .loses = { NULL, SYSCALL_TP_LOSS }, .sys = SYS_HOOK_TTY + 1 },
+	{ .event = "signal causes (kill family)",
+	  .loses = { NULL, SYSCALL_TP_LOSS }, .sys = SYS_HOOK_KILL + 1 },
 };
+
+/* Where @r is hooked at @level; *@missing: what kept a syscall's tracepoints at fentry. */
+static const char *row_at(const struct hook_row *r, int level, const char **missing)
+{
+	const char *dummy;
+
+	if (!missing)
+		missing = &dummy;
+	*missing = NULL;
+	if (r->sys)
+		return loader__sys_hook(r->sys - 1, level, missing);
+	return r->at[level];
+}
 
 static const char *const config_keys[] = {
 	"CONFIG_BPF_SYSCALL", "CONFIG_DEBUG_INFO_BTF", "CONFIG_BPF_EVENTS", "CONFIG_FTRACE_SYSCALLS",
@@ -87,7 +105,27 @@ struct facts {
 	bool level_ok[HOOK_LEVELS];
 	char level_why[HOOK_LEVELS][256];
 	bool has_iter;
+	struct loader_features feat;
 	int best;			/* -1: none */
+};
+
+/* Each probed feature, and what pgrptrace does without it. */
+#define FEATURES(f) { \
+	{ "bpf_task_from_pid", (f)->task_from_pid, "kfunc, 6.2: the tracepoint level needs it" }, \
+	{ "bpf_loop", (f)->loop, "helper, 5.17: else bounded loops walk a dying parent's " \
+	  "children" }, \
+	{ "bpf_snprintf", (f)->snprintf, "helper, 5.13: else the tty's work functions come " \
+	  "from /proc/kallsyms" }, \
+	{ "task_storage", (f)->task_storage, "map, 5.11: else a hash holds a signalling " \
+	  "syscall's state" }, \
+	{ "atomic_fetch", (f)->atomic_fetch, "instruction, 5.12: else records are numbered " \
+	  "by the boot clock" }, \
+}
+
+struct feature_row {
+	const char *name;
+	bool ok;
+	const char *about;
 };
 
 static bool fs_known(const char *name)
@@ -161,6 +199,7 @@ static void gather(const struct opts *o, struct facts *f)
 	f->best = -1;
 	if (!f->caps || f->btf_bytes < 0)
 		return;
+	loader__features(&f->feat);
 	/* The syscall tracepoints need tracefs, as tracing would. */
 	if (!f->tracefs_mounted && !loader__tracefs(&l))
 		f->tracefs_mounted_now = true;
@@ -190,7 +229,7 @@ static int fallback_of(const struct facts *f, const struct hook_row *r)
 {
 	int fb = next_ok(f, f->best + 1);
 
-	while (fb >= 0 && !strcmp(r->at[fb], r->at[f->best]))
+	while (fb >= 0 && !strcmp(row_at(r, fb, NULL), row_at(r, f->best, NULL)))
 		fb = next_ok(f, fb + 1);
 	return fb;
 }
@@ -241,6 +280,14 @@ static void print_text(const struct opts *o, const struct facts *f)
 						 : "iter/task does not load: snapshot from /proc");
 	if (!f->caps || f->btf_bytes < 0)
 		goto verdict;
+	{
+		const struct feature_row feats[] = FEATURES(&f->feat);
+
+		printf("\nfeatures, probed (each has a fallback):\n");
+		for (i = 0; i < sizeof(feats) / sizeof(feats[0]); i++)
+			printf("  %-18s %-3s %s\n", feats[i].name, feats[i].ok ? "yes" : "no",
+			       feats[i].about);
+	}
 	printf("\nhook levels, best first:\n");
 	for (l = 0; l < HOOK_LEVELS; l++)
 		printf("  %-11s %s%s%s\n", loader__level_name(l),
@@ -252,15 +299,18 @@ static void print_text(const struct opts *o, const struct facts *f)
 	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		const struct hook_row *r = &rows[i];
 		int fb = fallback_of(f, r);
-		const char *loss;
+		const char *loss, *missing;
 
-		printf("  %s\n    uses      %s\n", r->event, r->at[f->best]);
+		printf("  %s\n    uses      %s\n", r->event, row_at(r, f->best, &missing));
+		if (missing)
+			printf("    why       fentry would need %s, which this kernel's BTF lacks\n",
+			       missing);
 		if (fb < 0) {
 			printf("    fallback  none\n");
 			continue;
 		}
 		loss = fallback_loss(r, f->best, fb);
-		printf("    fallback  %s, losing %s\n", r->at[fb], loss ?: "nothing");
+		printf("    fallback  %s, losing %s\n", row_at(r, fb, NULL), loss ?: "nothing");
 	}
 verdict:
 	if (f->best >= 0)
@@ -320,18 +370,31 @@ static void print_json(const struct opts *o, const struct facts *f)
 									: f->level_why[l]);
 		sbuf__putc(&sb, '}');
 	}
-	sbuf__puts(&sb, "],\"events\":[");
+	sbuf__puts(&sb, "],\"features\":");
+	if (f->caps && f->btf_bytes >= 0) {
+		const struct feature_row feats[] = FEATURES(&f->feat);
+
+		for (i = 0; i < sizeof(feats) / sizeof(feats[0]); i++)
+			sbuf__printf(&sb, "%s\"%s\":%s", i ? "," : "{", feats[i].name,
+				     feats[i].ok ? "true" : "false");
+		sbuf__putc(&sb, '}');
+	} else {
+		sbuf__puts(&sb, "null");
+	}
+	sbuf__puts(&sb, ",\"events\":[");
 	for (i = 0; f->best >= 0 && i < sizeof(rows) / sizeof(rows[0]); i++) {
 		const struct hook_row *r = &rows[i];
 		int fb = fallback_of(f, r);
-		const char *loss;
+		const char *loss, *missing;
 
 		sbuf__puts(&sb, i ? ",{" : "{");
 		json_kv(&sb, "event", r->event);
 		sbuf__putc(&sb, ',');
-		json_kv(&sb, "hook", r->at[f->best]);
+		json_kv(&sb, "hook", row_at(r, f->best, &missing));
 		sbuf__printf(&sb, ",\"level\":\"%s\",", loader__level_name(f->best));
-		json_kv(&sb, "fallback", fb >= 0 ? r->at[fb] : NULL);
+		json_kv(&sb, "fentry_missing", missing);
+		sbuf__putc(&sb, ',');
+		json_kv(&sb, "fallback", fb >= 0 ? row_at(r, fb, NULL) : NULL);
 		sbuf__putc(&sb, ',');
 		json_kv(&sb, "fallback_level", fb >= 0 ? loader__level_name(fb) : NULL);
 		loss = fb >= 0 ? fallback_loss(r, f->best, fb) : NULL;

@@ -122,6 +122,19 @@ static bool last_load_failure(char name[128], int *err)
 	return p && sscanf(p, "prog '%127[^']': failed to load: %d", name, err) == 2;
 }
 
+/* The kernel's own BTF, parsed once: which functions the fentry programs can hook. */
+static struct btf *kernel_btf(void)
+{
+	static struct btf *vmlinux;
+	static bool tried;
+
+	if (!tried) {
+		tried = true;
+		vmlinux = btf__load_vmlinux_btf();
+	}
+	return vmlinux;
+}
+
 /*
  * What this kernel offers that the programs can do without, found by
  * probes, never by version: each missing one has a fallback (bpf/).
@@ -163,10 +176,9 @@ static void probe_features(void)
 	if (kfeat.probed)
 		return;
 	kfeat.probed = true;
-	vmlinux = btf__load_vmlinux_btf();
+	vmlinux = kernel_btf();
 	kfeat.task_from_pid = vmlinux &&
 		btf__find_by_name_kind(vmlinux, "bpf_task_from_pid", BTF_KIND_FUNC) > 0;
-	btf__free(vmlinux);
 	kfeat.loop = libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE, BPF_FUNC_loop, NULL) > 0;
 	kfeat.snprintf = libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE, BPF_FUNC_snprintf, NULL) > 0;
 	kfeat.task_storage = libbpf_probe_bpf_map_type(BPF_MAP_TYPE_TASK_STORAGE, NULL) > 0;
@@ -189,6 +201,16 @@ static void probe_features(void)
 			kfeat.task_from_pid ? "yes" : "no", kfeat.loop ? "yes" : "no",
 			kfeat.snprintf ? "yes" : "no", kfeat.task_storage ? "yes" : "no",
 			kfeat.atomic_fetch ? "yes" : "no");
+}
+
+void loader__features(struct loader_features *out)
+{
+	probe_features();
+	out->task_from_pid = kfeat.task_from_pid;
+	out->loop = kfeat.loop;
+	out->snprintf = kfeat.snprintf;
+	out->task_storage = kfeat.task_storage;
+	out->atomic_fetch = kfeat.atomic_fetch;
 }
 
 /* Threads in a signalling syscall at once, where sigacc is a hash (before 5.11). */
@@ -248,6 +270,125 @@ static int level_missing(enum hook_level level, char *why, size_t len)
 	return 0;
 }
 
+#if defined(__x86_64__)
+#define SYSCALL_FN(name)	"__x64_sys_" name
+#elif defined(__aarch64__)
+#define SYSCALL_FN(name)	"__arm64_sys_" name
+#else
+#define SYSCALL_FN(name)	"sys_" name
+#endif
+
+/* The syscall hooks, as --check names them: tracepoints, or fentry/fexit. */
+static const struct {
+	const char *tp;
+	const char *fentry;
+} sys_hook_names[SYS_HOOKS] = {
+	[SYS_HOOK_GROUPS] = {
+		"tracepoint/syscalls/sys_{enter,exit}_{setsid,setpgid,prctl}",
+		"fentry+fexit/{ksys_setsid," SYSCALL_FN("setpgid") "}, fexit/" SYSCALL_FN("prctl"),
+	},
+	[SYS_HOOK_TTY] = {
+		"tracepoint/syscalls/sys_{enter,exit}_{ioctl,openat,openat2}",
+		"fentry+fexit/{tty_ioctl,tty_open_proc_set_tty}",
+	},
+	[SYS_HOOK_KILL] = {
+		"tracepoint/syscalls/sys_{enter,exit}_{kill,tkill,tgkill,rt_sigqueueinfo,"
+		"pidfd_send_signal}",
+		"fentry+fexit/" SYSCALL_FN("{kill,tkill,tgkill,rt_sigqueueinfo,pidfd_send_signal}"),
+	},
+};
+
+/* Per syscall hook, at the fentry level: whether fentry is used, else what is missing. */
+static struct {
+	bool decided;
+	bool fentry;
+	char missing[128];
+} sys_hooks[SYS_HOOKS];
+
+#define MAX_SYS_PROGS	10
+
+/* The programs of syscall hook @h: its tracepoints in @tp, its fentry twins in @fe. */
+static void sys_hook_progs(struct pgrptrace_bpf *skel, enum sys_hook h,
+			   struct bpf_program *tp[MAX_SYS_PROGS], struct bpf_program *fe[MAX_SYS_PROGS])
+{
+	__typeof__(skel->progs) *p = &skel->progs;	/* anonymous in bpftool 7.1 */
+
+	memset(tp, 0, MAX_SYS_PROGS * sizeof(*tp));
+	memset(fe, 0, MAX_SYS_PROGS * sizeof(*fe));
+	switch (h) {
+	case SYS_HOOK_GROUPS:
+		memcpy(tp, (struct bpf_program *[]){ p->sys_enter_setsid, p->sys_exit_setsid,
+			p->sys_enter_setpgid, p->sys_exit_setpgid, p->sys_enter_prctl,
+			p->sys_exit_prctl }, 6 * sizeof(*tp));
+		memcpy(fe, (struct bpf_program *[]){ p->fentry_setsid, p->fexit_setsid,
+			p->fentry_setpgid, p->fexit_setpgid, p->fexit_prctl }, 5 * sizeof(*fe));
+		break;
+	case SYS_HOOK_TTY:
+		memcpy(tp, (struct bpf_program *[]){ p->sys_enter_ioctl, p->sys_exit_ioctl,
+			p->sys_enter_openat, p->sys_exit_openat, p->sys_enter_openat2,
+			p->sys_exit_openat2 }, 6 * sizeof(*tp));
+		memcpy(fe, (struct bpf_program *[]){ p->fentry_tty_ioctl, p->fexit_tty_ioctl,
+			p->fentry_tty_open, p->fexit_tty_open }, 4 * sizeof(*fe));
+		break;
+	case SYS_HOOK_KILL:
+		memcpy(tp, (struct bpf_program *[]){ p->sys_enter_kill, p->sys_exit_kill,
+			p->sys_enter_tkill, p->sys_exit_tkill, p->sys_enter_tgkill,
+			p->sys_exit_tgkill, p->sys_enter_rt_sigqueueinfo, p->sys_exit_rt_sigqueueinfo,
+			p->sys_enter_pidfd_send_signal, p->sys_exit_pidfd_send_signal },
+		       10 * sizeof(*tp));
+		memcpy(fe, (struct bpf_program *[]){ p->fentry_kill, p->fexit_kill,
+			p->fentry_tkill, p->fexit_tkill, p->fentry_tgkill, p->fexit_tgkill,
+			p->fentry_rt_sigqueueinfo, p->fexit_rt_sigqueueinfo,
+			p->fentry_pidfd_send_signal, p->fexit_pidfd_send_signal },
+		       10 * sizeof(*fe));
+		break;
+	default:
+		break;
+	}
+}
+
+/*
+ * Whether the kernel's BTF has every function that syscall hook @h's fentry
+ * programs attach to; else the first it lacks goes in sys_hooks[h].missing,
+ * and the hook keeps its tracepoints at the fentry level.
+ */
+static bool sys_hook_fentry_ok(struct pgrptrace_bpf *skel, enum sys_hook h)
+{
+	struct bpf_program *tp[MAX_SYS_PROGS], *fe[MAX_SYS_PROGS];
+	struct btf *vmlinux = kernel_btf();
+	const char *sec, *fn;
+	int i;
+
+	if (sys_hooks[h].decided)
+		return sys_hooks[h].fentry;
+	sys_hooks[h].decided = true;
+	sys_hook_progs(skel, h, tp, fe);
+	for (i = 0; i < MAX_SYS_PROGS && fe[i]; i++) {
+		sec = bpf_program__section_name(fe[i]);
+		fn = strchr(sec, '/');
+		fn = fn ? fn + 1 : sec;
+		if (!vmlinux || btf__find_by_name_kind(vmlinux, fn, BTF_KIND_FUNC) < 0) {
+			snprintf(sys_hooks[h].missing, sizeof(sys_hooks[h].missing), "%s", fn);
+			return false;
+		}
+	}
+	sys_hooks[h].fentry = true;
+	return true;
+}
+
+const char *loader__sys_hook(enum sys_hook h, enum hook_level level, const char **missing)
+{
+	*missing = NULL;
+	if (h >= SYS_HOOKS)
+		return "?";
+	if (level != HOOK_FENTRY || !sys_hooks[h].decided)
+		return sys_hook_names[h].tp;
+	if (sys_hooks[h].fentry)
+		return sys_hook_names[h].fentry;
+	*missing = sys_hooks[h].missing;
+	return sys_hook_names[h].tp;
+}
+
 /* Which program of each triple a level uses; fentry adds to tp_btf. */
 static void select_level(struct pgrptrace_bpf *skel, enum hook_level level)
 {
@@ -267,7 +408,9 @@ static void select_level(struct pgrptrace_bpf *skel, enum hook_level level)
 		{ skel->progs.cgroup_attach_task, skel->progs.cgroup_attach_task_raw,
 		  skel->progs.cgroup_attach_task_tp },
 	};
+	struct bpf_program *tp[MAX_SYS_PROGS], *fe[MAX_SYS_PROGS];
 	size_t i;
+	int h, j;
 
 	for (i = 0; i < sizeof(sets) / sizeof(sets[0]); i++) {
 		bpf_program__set_autoload(sets[i].btf, level <= HOOK_TP_BTF);
@@ -289,6 +432,22 @@ static void select_level(struct pgrptrace_bpf *skel, enum hook_level level)
 			bpf_program__set_autoload(loop[i], on && kfeat.loop);
 			bpf_program__set_autoload(noloop[i], on && !kfeat.loop);
 		}
+	}
+	/* The syscalls: fentry/fexit at the fentry level where BTF has the functions. */
+	for (h = 0; h < SYS_HOOKS; h++) {
+		bool fentry = level == HOOK_FENTRY && sys_hook_fentry_ok(skel, h);
+
+		sys_hook_progs(skel, h, tp, fe);
+		for (j = 0; j < MAX_SYS_PROGS; j++) {
+			if (tp[j])
+				bpf_program__set_autoload(tp[j], !fentry);
+			if (fe[j])
+				bpf_program__set_autoload(fe[j], fentry);
+		}
+		if (verbosity && level == HOOK_FENTRY)
+			fprintf(stderr, "pgrptrace: %s%s%s\n",
+				fentry ? sys_hook_names[h].fentry : sys_hook_names[h].tp,
+				fentry ? "" : ": fentry would need ", fentry ? "" : sys_hooks[h].missing);
 	}
 	bpf_program__set_autoload(skel->progs.disassociate_ctty, level == HOOK_FENTRY);
 	skel->rodata->leader_tty_at_fentry = level == HOOK_FENTRY;
@@ -313,13 +472,12 @@ static int probe_fentry(char *why, size_t len)
 	struct btf *vmlinux;
 	int id, fd, link, err = 0;
 
-	vmlinux = btf__load_vmlinux_btf();
+	vmlinux = kernel_btf();
 	if (!vmlinux) {
 		snprintf(why, len, "cannot read kernel BTF: %s", strerror(errno));
 		return -1;
 	}
 	id = btf__find_by_name_kind(vmlinux, "disassociate_ctty", BTF_KIND_FUNC);
-	btf__free(vmlinux);
 	if (id < 0) {
 		snprintf(why, len, "fentry/disassociate_ctty: not in the kernel's BTF");
 		return -1;

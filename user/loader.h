@@ -16,6 +16,14 @@ enum hook_level {
 	HOOK_LEVELS,
 };
 
+/* The syscalls hooked by tracepoints, or at the fentry level by fentry/fexit. */
+enum sys_hook {
+	SYS_HOOK_GROUPS,	/* setsid, setpgid, prctl(PR_SET_CHILD_SUBREAPER) */
+	SYS_HOOK_TTY,		/* tty ioctls, the open that acquires a tty */
+	SYS_HOOK_KILL,		/* kill, tkill, tgkill, rt_sigqueueinfo, pidfd_send_signal */
+	SYS_HOOKS,
+};
+
 struct loader_cfg {
 	__u32 self_tgid;	/* never reported */
 	bool filter;		/* report only tgids added with loader__trace() */
@@ -51,6 +59,16 @@ void loader__drops(const struct loader *l, __u64 out[PGT_TYPE_MAX]);
 __u64 loader__stat(const struct loader *l, enum pgt_stat idx);
 const char *loader__level_name(enum hook_level level);
 
+/* What the kernel offers that the programs can do without, as probed. */
+struct loader_features {
+	bool task_from_pid;	/* kfunc bpf_task_from_pid (6.2): the tracepoint level */
+	bool loop;		/* bpf_loop (5.17); else bounded loops */
+	bool snprintf;		/* bpf_snprintf (5.13); else /proc/kallsyms */
+	bool task_storage;	/* task storage (5.11); else an LRU hash */
+	bool atomic_fetch;	/* atomic fetch-and-add (5.12); else the boot clock numbers */
+};
+void loader__features(struct loader_features *out);
+
 /* Whether privileges allow loading BPF programs. */
 bool loader__has_caps(void);
 /*
@@ -59,6 +77,12 @@ bool loader__has_caps(void);
  */
 int loader__probe(const struct loader_cfg *cfg, enum hook_level level, char *why, size_t len,
 		  bool *has_iter);
+/*
+ * Where syscall hook @h attaches at @level. At the fentry level, after a
+ * load or probe of it, *@missing names the function that kept the
+ * tracepoints (else NULL).
+ */
+const char *loader__sys_hook(enum sys_hook h, enum hook_level level, const char **missing);
 /* Make tracefs available for the syscall tracepoints (mounting it if needed). */
 int loader__tracefs(struct loader *l);
 

@@ -15,8 +15,10 @@ Safety rules, enforced here for every test:
 """
 import atexit
 import ctypes
+import glob
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -29,11 +31,19 @@ WORKLOAD = os.environ.get("WORKLOAD", os.path.abspath(".output/tests/workload"))
 TIMEOUT = 60
 
 # Program names as the kernel keeps them (16 bytes with the NUL).
-OUR_PROGS = {n[:15] for n in (
-    "sched_process_fork", "sched_process_fork_raw", "sched_process_exec",
-    "sched_process_exec_raw", "sched_process_exit", "sched_process_exit_raw",
-    "sys_enter_setsid", "sys_exit_setsid", "sys_enter_setpgid", "sys_exit_setpgid",
-    "sys_enter_prctl", "sys_exit_prctl")}
+def _our_progs():
+    """Every program in bpf/, by the name the kernel keeps (15 characters)."""
+    names = set()
+    bpf = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__)))), "bpf")
+    for f in glob.glob(os.path.join(bpf, "*.bpf.c")):
+        src = open(f).read()
+        names.update(m[:15] for m in re.findall(
+            r'^SEC\(.*\)\s*\nint\s+(?:BPF_PROG\(\s*)?(\w+)', src, re.M))
+    return names
+
+
+OUR_PROGS = _our_progs()
 
 _libc = ctypes.CDLL(None, use_errno=True)
 

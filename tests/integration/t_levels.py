@@ -49,6 +49,11 @@ ok = {l["name"]: l["ok"] for l in c["levels"]}
 t.ok(ok["tracepoint"] and ok["raw_tp"] and ok["tp_btf"], "check: tracepoints of every kind load",
      ok)
 t.eq(c["level"], next(l for l in LEVELS if ok[l]), "check: the level used is the best that loads")
+# This kernel has them all, unless the fallbacks are asked for.
+off = os.environ.get("PGRPTRACE_TEST_NO_FEATURES") == "all"
+t.eq(c["features"], {"bpf_task_from_pid": True, "bpf_loop": not off, "bpf_snprintf": not off,
+                      "task_storage": not off, "atomic_fetch": not off},
+     "check: the features this kernel offers")
 ev = {e["event"]: e for e in c["events"]}
 t.eq(ev["fork"]["hook"], {"fentry": "tp_btf/sched_process_fork",
                           "tp_btf": "tp_btf/sched_process_fork",
@@ -57,10 +62,12 @@ t.eq(ev["fork"]["hook"], {"fentry": "tp_btf/sched_process_fork",
      "check: fork's hook at that level")
 t.ok(ev["reap"]["fallback"] is None or ev["reap"]["fallback_loses"],
      "check: each fallback says what it loses", ev["reap"])
-t.ok(all(ev[k]["hook"].startswith("tracepoint/syscalls/") for k in
-        ("setsid, setpgid, subreaper", "tty acquire, release, foreground",
-         "signal causes (kill family)")),
-     "check: the syscall events use syscall tracepoints")
+for k in ("setsid, setpgid, subreaper", "tty acquire, release, foreground",
+          "signal causes (kill family)"):
+    fentry = c["level"] == "fentry" and not ev[k]["fentry_missing"]
+    t.ok(ev[k]["hook"].startswith("fentry+fexit/" if fentry else "tracepoint/syscalls/"),
+         "check: %s: %s" % (k, "fentry/fexit" if fentry else "syscall tracepoints"),
+         ev[k]["hook"])
 
 text = run([PGRPTRACE, "--check"], capture_output=True, text=True, timeout=120)
 t.eq(text.returncode, 0, "check text: exit 0")
