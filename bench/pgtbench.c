@@ -8,8 +8,10 @@
  *
  *   pgtbench MODE [SECONDS [MAX_OPS]]
  *
- * Modes: fork, spawn, setsid, setpgid, signal, signal_ign, pty, mixed; and
- * hold (SECONDS N): N sleeping children, for memory figures.
+ * Modes: fork, spawn, setsid, setpgid, signal, signal_ign, pty, mixed;
+ * syscall, a null syscall (getppid) that pgrptrace does not trace, for what
+ * its hooks cost every other task; and hold (SECONDS N): N sleeping
+ * children, for memory figures.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,6 +22,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <termios.h>
 #include <time.h>
@@ -276,6 +279,16 @@ int main(int argc, char **argv)
 		} while (ops < max_ops && now() < end);
 		end = now();
 		end_group(pgid);
+		secs = end - start;
+		goto report;
+	} else if (!strcmp(mode, "syscall")) {
+		start = now();
+		end = start + secs;
+		do {
+			syscall(SYS_getppid);	/* glibc does not cache it, but be sure */
+			ops++;
+		} while (ops < max_ops && (ops & 1023 || now() < end));
+		end = now();
 		secs = end - start;
 		goto report;
 	} else if (!strcmp(mode, "hold")) {

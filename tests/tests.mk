@@ -164,3 +164,11 @@ bench: deps
 	$(Q)$(MAKE) --no-print-directory $(BIN) $(PGTBENCH)
 	$(Q)timeout 900 bench/run.py --pgrptrace $(CURDIR)/$(BIN) --pgtbench $(CURDIR)/$(PGTBENCH) \
 		--out docs/performance.md $(BENCH_ARGS)
+
+# The hook levels' cost in a qemu guest of Debian 12's kernel (docs/performance.md,
+# "Hook levels on Debian 12's kernel"): about 6 minutes. Prints the table.
+.PHONY: bench-guest
+bench-guest: deps-test
+	$(Q)$(MAKE) --no-print-directory $(BIN) $(PGTBENCH)
+	$(Q)timeout 3000 bench/guest.py --pgrptrace $(CURDIR)/$(BIN) --pgtbench $(CURDIR)/$(PGTBENCH) \
+		--rounds 7 --levels tp_btf,fentry $(BENCH_ARGS)

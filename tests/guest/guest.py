@@ -66,9 +66,10 @@ run() {
 """
 
 
-def boot(kernel_dir, programs, commands, timeout):
+def boot(kernel_dir, programs, commands, timeout, tcg=TCG):
     """Boot @kernel_dir's kernel; @programs maps a name in the guest's /bin to a
-    host ELF file; @commands is a list of (name, seconds, argv). Returns
+    host ELF file; @commands is a list of (name, seconds, argv); @tcg the
+    accelerator's options. Returns
     (kernel release or None, {name: (status, output)}, console text)."""
     work = tempfile.mkdtemp(prefix="pgt-guest-")
     try:
@@ -90,7 +91,7 @@ def boot(kernel_dir, programs, commands, timeout):
         initrd = os.path.join(work, "initrd.gz")
         subprocess.run("cd '%s' && find . | cpio -o -H newc --quiet | gzip -1 > '%s'"
                        % (root, initrd), shell=True, check=True)
-        cmd = ["qemu-system-x86_64", "-accel", TCG, "-m", "2048", "-smp", "2",
+        cmd = ["qemu-system-x86_64", "-accel", tcg, "-m", "2048", "-smp", "2",
                "-kernel", os.path.join(kernel_dir, "vmlinuz"), "-initrd", initrd,
                "-append", "console=ttyS0 panic=-1 quiet", "-nographic", "-no-reboot",
                "-nodefaults", "-serial", "stdio"]

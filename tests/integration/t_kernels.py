@@ -125,6 +125,7 @@ for suite in SUITES:
         continue
     package = open(os.path.join(kdir, "package")).read().strip()
     commands = [("check", 300, ["pgrptrace", "--check", "--json"]),
+                ("check-text", 300, ["pgrptrace", "--check"]),
                 ("run", 300, ["pgrptrace", "-v", "--", "true"])]
     for level in LEVELS:
         commands.append(("fidelity-" + level, 900, fidelity_cmd(level, 1, SEEDS)))
@@ -158,6 +159,11 @@ for suite in SUITES:
         t.eq(check.get("level"), offered[0], "%s: --check uses the best level it offers, %s"
              % (name, offered[0]))
     t.diag("%s: levels %s; refused: %s" % (name, offered, refused))
+    trc, tout = res.get("check-text", (None, ""))
+    verdict = ("pgrptrace can trace here, with %s hooks." % check.get("level") if offered
+               else "pgrptrace cannot trace here.")
+    t.ok(trc == rc and verdict in tout,
+         "%s: --check's text names the same level" % name, tout[-300:])
     rrc, rout = res.get("run", (None, ""))
     m = re.search(r"attached with (\S+) hooks", rout)
     t.eq((rrc, m and m.group(1)), (0, check.get("level")),
