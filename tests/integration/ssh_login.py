@@ -7,11 +7,13 @@ authorized key in a temporary directory, a free high port, in the foreground
 (-D), killed at the end. It is started from an outer login: this script
 re-runs itself as the leader of a session on a pty of its own, as an sshd
 started from an administrator's shell would be. The login (ssh -tt: a shell
-on a pty) starts `setsid -f sleep 3` (an escape) and a `nohup sleep 3 &` that
-outlives it, prints the loginuid and session that pam_loginuid gave it, and
-starts logins of its own, each with one `setsid -f` escape: an ssh to the
-same sshd (sleep 4), a tmux pane (sleep 5), `su --pty` (sleep 6), and `su -`
-(sleep 7), which is not a login (no session of its own, the same loginuid).
+on a pty) starts `setsid -f sleep 63` (an escape) and a `nohup sleep 63 &`
+that outlives it, prints the loginuid and session that pam_loginuid gave it,
+and starts logins of its own, each with one `setsid -f` escape: an ssh to the
+same sshd (sleep 64), a tmux pane (sleep 65), `su --pty` (sleep 66), and
+`su -` (sleep 67), which is not a login (no session of its own, the same
+loginuid). The sleeps are told apart by their lengths, and last until this
+script kills them: however long the logins take, the job outlives its login.
 
 Run as the command of `pgrptrace`: the logins' processes are descendants of
 this script through sshd. Writes what happened to $PGT_FACTS as JSON lines;
@@ -139,7 +141,7 @@ try:
     # Until a command holds (polled, at most 5 s).
     until = "i=0; until %%s || [ $((i+=1)) -gt %d ]; do sleep 0.01; done; " % (500 * SCALE)
     seen = "[ $(pgrep -cxf 'sleep %s') -ge %d ]"
-    t3, t4, t5, t6, t7 = (n * SCALE for n in (3, 4, 5, 6, 7))
+    t3, t4, t5, t6, t7 = ((60 + n) * SCALE for n in (3, 4, 5, 6, 7))
     nested = ("echo nested=$$ ntty=$(tty); setsid -f sleep %d; " % t4 +
               until % (seen % (t4, 1)) + "exit")
     pane = "echo $$ > %s/tmux; setsid -f sleep %d; " % (d, t5) + until % (seen % (t5, 1))
@@ -170,9 +172,10 @@ try:
     fact(what="login", pid=int(kv["login"]), job=int(kv["job"]), auid=int(kv["auid"]),
          ses=int(kv["ses"]), tty=kv["tty"], nested=int(kv.get("nested", 0)),
          nested_tty=kv.get("ntty"), tmux=int(kv.get("tmux", 0)), su=int(kv.get("su", 0)))
-    # Not a wait for a state: what is tested is a duration, the jobs (sleep 3)
-    # outliving the login by more than the tracer's grace period (1 s).
-    time.sleep(1.5 * SCALE)
+    # Not a wait for a state: what is tested is a duration, the job outliving
+    # the login by more than the tracer's grace period (1 s), with 1.5 s to
+    # spare for a loaded machine.
+    time.sleep(2.5 * SCALE)
 finally:
     for pid in os.listdir("/proc"):      # the escaped sleeps came back to us
         try:
