@@ -112,10 +112,12 @@ $(SKEL_NOFETCH): $(BPF_NOFETCH)
 	$(call msg,SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name pgrptrace_nofetch_bpf > $@
 
-# Every user object may include the skeleton through loader.h.
-$(OUTPUT)/user/%.o: user/%.c $(SKEL) $(SKEL_NOFETCH) | $(OUTPUT)/user
+$(OUTPUT)/user/%.o: user/%.c | $(OUTPUT)/user
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+# Only the loader includes the skeletons.
+$(OUTPUT)/user/loader.o: $(SKEL) $(SKEL_NOFETCH)
 
 $(BIN): $(USER_OBJS)
 	$(call msg,LINK,$@)

@@ -17,17 +17,7 @@
  * and a program calling it does not load there.
  */
 #include "core_fixes.bpf.h"
-
-#define SIGNAL_GROUP_EXIT	0x00000004	/* include/linux/sched/signal.h */
-#define PF_EXITING		0x00000004	/* include/linux/sched.h */
-#define PF_KTHREAD		0x00200000
-#define PGT_MAX_PIDNS_LEVEL	32		/* MAX_PID_NS_LEVEL */
-
-/*
- * Every topic file includes this header. Its maps and globals are __weak from
- * when the topics were separate objects joined by the static linker; they
- * are compiled as one unit now (bpf/pgrptrace.bpf.c), where __weak is inert.
- */
+#include "kernel_defs.h"
 
 /*
  * kfuncs: a task by its pid, for the classic tracepoints, whose records
@@ -40,17 +30,17 @@ extern struct task_struct *bpf_task_from_pid(s32 pid) __ksym __weak;
 extern void bpf_task_release(struct task_struct *p) __ksym __weak;
 
 /* Load-time settings, written by user space before load. */
-const volatile __u32 self_tgid __weak = 0;		/* the tracer: never reported */
-const volatile bool filter_enabled __weak = false;	/* report only "traced" tgids */
-const volatile __u64 wakeup_bytes __weak = 0;		/* wake user space past this; 0: always */
-const volatile __u64 wakeup_idle_ns __weak = 0;		/* ... or when it was last woken this long ago */
-const volatile bool leader_tty_at_fentry __weak = false; /* fentry level: see fentry.bpf.c */
+const volatile __u32 self_tgid = 0;			/* the tracer: never reported */
+const volatile bool filter_enabled = false;		/* report only "traced" tgids */
+const volatile __u64 wakeup_bytes = 0;			/* wake user space past this; 0: always */
+const volatile __u64 wakeup_idle_ns = 0;			/* ... or when last woken this long ago */
+const volatile bool leader_tty_at_fentry = false;	/* fentry level: see fentry.bpf.c */
 
 /* The one channel to user space. Sized by user space before load. */
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 1 << 22);
-} events __weak SEC(".maps");
+} events SEC(".maps");
 
 /* Failed ring-buffer reserves, per record type. */
 struct {
@@ -58,7 +48,7 @@ struct {
 	__uint(max_entries, PGT_TYPE_MAX);
 	__type(key, __u32);
 	__type(value, __u64);
-} drops __weak SEC(".maps");
+} drops SEC(".maps");
 
 /* Counters that are not drops: enum pgt_stat. */
 struct {
@@ -66,7 +56,7 @@ struct {
 	__uint(max_entries, PGT_STAT_MAX);
 	__type(key, __u32);
 	__type(value, __u64);
-} stats __weak SEC(".maps");
+} stats SEC(".maps");
 
 /*
  * Processes (tgids) to report when filter_enabled: seeded by user space,
@@ -78,7 +68,7 @@ struct {
 	__uint(max_entries, 65536);
 	__type(key, __u32);
 	__type(value, __u8);
-} traced __weak SEC(".maps");
+} traced SEC(".maps");
 
 /* State saved at syscall entry, read back at exit. */
 struct inflight {
@@ -107,7 +97,7 @@ struct {
 	__uint(max_entries, 16384);
 	__type(key, __u32);
 	__type(value, struct inflight);
-} inflight __weak SEC(".maps");
+} inflight SEC(".maps");
 
 static __always_inline __u32 cur_tid(void)
 {
@@ -124,10 +114,10 @@ static __always_inline __u32 cur_tgid(void)
 #define INFLIGHT_IOCTL		101
 
 /* The next sequence number; taken before the reserve so a drop leaves a gap. */
-__u64 seq_next __weak = 0;
+__u64 seq_next = 0;
 
 /* When a record last woke user space (boot ns); racy, and need not be exact. */
-__u64 last_wakeup_ns __weak = 0;
+__u64 last_wakeup_ns = 0;
 
 static __always_inline void stat_inc(__u32 idx)
 {
@@ -341,7 +331,6 @@ static __always_inline void fill_proc(struct pgt_proc *p, struct task_struct *ta
 	if (!task_audit(t, &p->auid, &p->ses)) {
 		p->auid = PGT_ID_UNSET;
 		p->ses = PGT_ID_UNSET;
-		p->flags |= PGT_F_NO_AUDIT;
 	}
 	pid_own_level(BPF_CORE_READ(sig, pids[pidtype_tgid()]), &nr, &ns_ino);
 	p->ns_pid = nr;
@@ -362,8 +351,6 @@ static __always_inline void fill_proc(struct pgt_proc *p, struct task_struct *ta
 		p->flags |= PGT_F_SESSION_LEADER;
 	if (BPF_CORE_READ_BITFIELD_PROBED(sig, is_child_subreaper))
 		p->flags |= PGT_F_IS_SUBREAPER;
-	if (BPF_CORE_READ_BITFIELD_PROBED(sig, has_child_subreaper))
-		p->flags |= PGT_F_HAS_SUBREAPER;
 	if (p->pid == p->pgid)
 		p->flags |= PGT_F_GROUP_LEADER;
 	bpf_probe_read_kernel_str(p->comm, sizeof(p->comm), &t->comm);

@@ -2,9 +2,11 @@
 /*
  * Process lifecycle: fork, exec and the exit of a whole process.
  *
- * Each hook exists twice: a tp_btf program (typed, trusted arguments) and a
- * raw_tp twin for kernels where tp_btf does not attach. User space enables
- * one set with bpf_program__set_autoload() after probing.
+ * Each hook exists at three levels: a tp_btf program (typed, trusted
+ * arguments), a raw_tp twin for kernels where tp_btf does not attach, and a
+ * classic tracepoint twin (tp/sched) that finds its tasks from pids and
+ * lists. User space enables one set with bpf_program__set_autoload() after
+ * probing (user/loader.c, select_level()).
  */
 #include "common.bpf.h"
 
@@ -96,7 +98,6 @@ static __always_inline int handle_exit(struct task_struct *task, bool group_dead
 		e->status = BPF_CORE_READ(sig, group_exit_code);
 	else
 		e->status = BPF_CORE_READ(p, group_leader, exit_code);
-	e->nr_threads = BPF_CORE_READ(sig, nr_threads);
 	pgt_submit(e);
 out:
 	/*
@@ -222,12 +223,7 @@ static __always_inline int find_reaper(struct task_struct *father, struct task_s
 	return PGT_REAPER_NS_INIT;
 }
 
-/*
- * Any exiting thread with children hands them to a new parent in
- * exit_notify(), right after this tracepoint. Report each orphan with the
- * parent the kernel will pick; user space confirms it at the child's next
- * event and by --verify.
- */
+/* The state of one walk over an exiting thread's children (report_orphans()). */
 struct orphan_walk {
 	struct task_struct *father, *reaper;
 	struct list_head *head, *pos;

@@ -84,10 +84,9 @@ enum pgt_stat {
 /* proc.flags */
 #define PGT_F_SESSION_LEADER	(1U << 0)	/* signal->leader */
 #define PGT_F_IS_SUBREAPER	(1U << 1)	/* signal->is_child_subreaper */
-#define PGT_F_HAS_SUBREAPER	(1U << 2)	/* signal->has_child_subreaper */
+/* (1U << 2) and (1U << 5) are no longer set; older recordings may carry them. */
 #define PGT_F_GROUP_LEADER	(1U << 3)	/* pid == pgid */
 #define PGT_F_HAS_TTY		(1U << 4)	/* signal->tty != NULL */
-#define PGT_F_NO_AUDIT		(1U << 5)	/* audit fields could not be read */
 #define PGT_F_ZOMBIE		(1U << 6)	/* exit_state set (snapshot) */
 #define PGT_F_KTHREAD		(1U << 7)	/* PF_KTHREAD */
 
@@ -147,7 +146,7 @@ struct pgt_exit {
 	struct pgt_hdr hdr;
 	struct pgt_proc proc;	/* the last thread of the process */
 	__u32 status;		/* raw wait status as wait(2) will report it */
-	__u32 nr_threads;	/* threads at the time the group died */
+	__u32 __pad;
 };
 _Static_assert(sizeof(struct pgt_exit) == 24 + 96 + 8, "pgt_exit size");
 
@@ -219,8 +218,7 @@ _Static_assert(sizeof(struct pgt_reap) == 24 + 16, "pgt_reap size");
 struct pgt_snap {
 	struct pgt_hdr hdr;	/* seq 0; ts_ns when this task was read */
 	struct pgt_proc proc;
-	__u32 nr_threads;
-	__u32 __pad;
+	__u32 __pad[2];
 };
 _Static_assert(sizeof(struct pgt_snap) == 24 + 96 + 8, "pgt_snap size");
 
@@ -269,7 +267,7 @@ struct pgt_tty {
 	__u32 tty_nr;
 	__u32 sid;		/* the session that gained or lost it */
 	__u32 session_wide;	/* every member of sid lost it at once */
-	__u32 victim_sid;	/* PGT_TTY_TIOCSCTTY: the session it was stolen from */
+	__u32 __pad0;		/* never set (was victim_sid): recordings keep the layout */
 	__u32 fg_pgid;		/* the tty's foreground group afterwards */
 	__u32 __pad;
 	char tty[PGT_TTY_LEN];

@@ -12,31 +12,15 @@
 /* Bit N-1 of a mask stands for signal N (1..64); 0 for anything else. */
 #define SIGBIT(n)	((n) >= 1 && (n) <= 64 ? 1ULL << ((n) - 1) : 0)
 
-#define SIGHUP		1
-#define SIGINT		2
-#define SIGQUIT		3
-#define SIGKILL		9
-#define SIGCHLD		17
-#define SIGCONT		18
-#define SIGSTOP		19
-#define SIGTSTP		20
-#define SIGTTIN		21
-#define SIGTTOU		22
-#define SIGURG		23
-#define SIGWINCH	28
-#define SI_KERNEL	0x80
-#define PF_WQ_WORKER	0x00000020
-
-#define TIOCSPGRP	0x5410
-#define TIOCSWINSZ	0x5414
-#define TIOCNOTTY	0x5422
-#define TIOCSIG		0x40045436
+/* A SIGCHLD from a child's exit, stop or continue (not from kill()). */
+#define SIGCHLD_FROM_CHILD(sig, code) \
+	((sig) == SIGCHLD && (code) >= CLD_EXITED && (code) <= CLD_CONTINUED)
 
 /* What to report: 0 none, 1 group (wider than a process, or fatal), 2 all. */
-const volatile __u32 signal_mode __weak = 1;
+const volatile __u32 signal_mode = 1;
 
 /* The next group_id of a signal cause. */
-__u64 sig_group_next __weak = 1;
+__u64 sig_group_next = 1;
 
 /*
  * The cause in flight on a thread: a signal syscall or ioctl. Task storage,
@@ -64,9 +48,9 @@ struct {
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, int);
 	__type(value, struct sigacc);
-} sigacc __weak SEC(".maps");
+} sigacc SEC(".maps");
 
-const volatile bool have_task_storage __weak = true;
+const volatile bool have_task_storage = true;
 static const struct sigacc sigacc_zero;
 
 static __always_inline struct sigacc *sigacc_of_current(__u64 flags)

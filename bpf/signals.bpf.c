@@ -180,7 +180,7 @@ int sys_exit_pidfd_send_signal(struct trace_event_raw_sys_exit *ctx)
 
 /* ---- outside a syscall: the context says why ---- */
 
-const volatile bool have_snprintf __weak = true;
+const volatile bool have_snprintf = true;
 
 /* PGT_CAUSE_TTY for flush_to_ldisc, PGT_CAUSE_HANGUP for do_tty_hangup, else 0. */
 static __always_inline __u32 work_kind(void *func)
@@ -290,7 +290,7 @@ static __always_inline void classify(struct task_struct *current_task, struct ta
 		*target = pid_nr0(BPF_CORE_READ(tsig, pids[pidtype_sid()]));
 		return;
 	}
-	if (sig == SIGCHLD && code > 0 && code <= 6) {
+	if (SIGCHLD_FROM_CHILD(sig, code)) {
 		*cause = PGT_CAUSE_CHILD;
 		*scope = PGT_SCOPE_PROCESS;
 		*target = BPF_CORE_READ(t, tgid);
@@ -340,7 +340,7 @@ static __always_inline int handle_signal(int sig, int code, struct task_struct *
 	 * syscall. classify() makes it PGT_CAUSE_CHILD, one process, never
 	 * fatal: only --signals=all reports it.
 	 */
-	if (signal_mode == 1 && sig == SIGCHLD && code > 0 && code <= 6)
+	if (signal_mode == 1 && SIGCHLD_FROM_CHILD(sig, code))
 		return 0;
 	/*
 	 * Inside a signalling syscall, a signal it sends is part of its

@@ -21,7 +21,6 @@ int snapshot_task(struct bpf_iter__task *ctx)
 	rec.hdr.size = sizeof(rec);
 	rec.hdr.ts_ns = bpf_ktime_get_boot_ns();
 	fill_proc(&rec.proc, t);
-	rec.nr_threads = BPF_CORE_READ(t, signal, nr_threads);
 	bpf_seq_write(seq, &rec, sizeof(rec));
 	return 0;
 }

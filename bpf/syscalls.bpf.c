@@ -14,8 +14,6 @@
  */
 #include "common.bpf.h"
 
-#define PR_SET_CHILD_SUBREAPER	36
-
 static __always_inline int setsid_enter(void)
 {
 	struct inflight st = {};

@@ -14,8 +14,6 @@
  */
 #include "sigacc.bpf.h"
 
-#define TIOCSCTTY	0x540E
-
 static __always_inline struct tty_struct *cur_ctty(void)
 {
 	struct task_struct *cur = (struct task_struct *)bpf_get_current_task();

@@ -352,7 +352,7 @@ void escapes__report(struct escapes *es, struct model *m, const struct pgt_event
 void escapes__tick(struct escapes *es, struct model *m, __u64 now_ns)
 {
 	struct outlive_check **link = &es->checks, *c;
-	struct mproc *p, *tmp;
+	struct mproc *p;
 
 	release_held(es, m, 0, 0, now_ns);
 	while ((c = *link)) {
@@ -360,7 +360,7 @@ void escapes__tick(struct escapes *es, struct model *m, __u64 now_ns)
 			link = &c->next;
 			continue;
 		}
-		HASH_ITER(hh, m->procs, p, tmp) {
+		model__for_each_proc(m, p) {
 			struct escape e = {};
 
 			if (p->entry != c->entry || p->zombie || p->outlived ||

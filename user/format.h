@@ -57,4 +57,18 @@ void text__survivor(struct sbuf *sb, const struct fmt_ctx *fc, const struct mpro
 void text__event(struct sbuf *sb, const struct fmt_ctx *fc, const struct pgt_event *ev);
 void text__lost(struct sbuf *sb, const struct fmt_ctx *fc, const struct lost_info *li);
 
+/* One output format: json__* or text__*, chosen once (output__open()). */
+struct formatter {
+	void (*event)(struct sbuf *sb, const struct fmt_ctx *fc, const struct pgt_event *ev);
+	void (*signal)(struct sbuf *sb, const struct fmt_ctx *fc, const struct sig_cause *c);
+	void (*escape)(struct sbuf *sb, const struct fmt_ctx *fc, const struct escape *e);
+	void (*survivor)(struct sbuf *sb, const struct fmt_ctx *fc, const struct mproc *p,
+			 __u64 now_ns);
+	void (*correction)(struct sbuf *sb, const struct fmt_ctx *fc, const struct model_note *n,
+			   const struct mproc *p, __u64 now_ns);
+	void (*lost)(struct sbuf *sb, const struct fmt_ctx *fc, const struct lost_info *li);
+};
+
+extern const struct formatter json_formatter, text_formatter;
+
 #endif /* __FORMAT_H */

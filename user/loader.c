@@ -14,6 +14,7 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include "clock.h"
 #include "loader.h"
 #include "pgrptrace.skel.h"
 #include "pgrptrace_nofetch.skel.h"
@@ -28,10 +29,7 @@ static __u64 t_open_ms, t_load_ms, t_attach_ms;
 
 static __u64 mono_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000ULL + ts.tv_nsec / 1000000;
+	return clock_ns(CLOCK_MONOTONIC) / 1000000;
 }
 /* The last libbpf line that named a failing program, for the one-line error. */
 static char last_prog_err[512];

@@ -2,8 +2,36 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <uthash.h>
+#include "kernel_defs.h"
 #include "model.h"
 #include "procfs.h"
+
+/* The tables hold nodes: the public struct first, then the hash handle. */
+struct proc_node {
+	struct mproc p;
+	UT_hash_handle hh;
+};
+
+struct session_node {
+	struct msession s;
+	UT_hash_handle hh;
+};
+
+struct tty_node {
+	struct mtty t;
+	UT_hash_handle hh;
+};
+
+static inline struct proc_node *proc_node(struct mproc *p)
+{
+	return (struct proc_node *)p;	/* p is its node's first member */
+}
+
+/* Every process as @p; the body may remove @p (@tmp holds the next node). */
+#define FOR_EACH_PROC_SAFE(m, p, tmp)						\
+	for ((tmp) = (m)->procs, (p) = NULL;						\
+	     (tmp) && ((p) = &(tmp)->p, (tmp) = (tmp)->hh.next, 1);)
 
 struct model *model__new(void)
 {
@@ -74,44 +102,27 @@ void lineage__put(struct lineage *l)
 
 static void join(struct model *m, struct mproc *p)
 {
-	struct mgroup *g;
-	struct msession *s;
+	struct session_node *n;
 
-	HASH_FIND(hh, m->groups, &p->pgid, sizeof(p->pgid), g);
-	if (!g) {
-		g = calloc(1, sizeof(*g));
-		if (!g)
+	HASH_FIND(hh, m->sessions, &p->sid, sizeof(p->sid), n);
+	if (!n) {
+		n = calloc(1, sizeof(*n));
+		if (!n)
 			return;
-		g->pgid = p->pgid;
-		HASH_ADD(hh, m->groups, pgid, sizeof(g->pgid), g);
+		n->s.sid = p->sid;
+		HASH_ADD(hh, m->sessions, s.sid, sizeof(n->s.sid), n);
 	}
-	g->sid = p->sid;
-	g->members++;
-	HASH_FIND(hh, m->sessions, &p->sid, sizeof(p->sid), s);
-	if (!s) {
-		s = calloc(1, sizeof(*s));
-		if (!s)
-			return;
-		s->sid = p->sid;
-		HASH_ADD(hh, m->sessions, sid, sizeof(s->sid), s);
-	}
-	s->members++;
+	n->s.members++;
 }
 
 static void leave(struct model *m, struct mproc *p)
 {
-	struct mgroup *g;
-	struct msession *s;
+	struct session_node *n;
 
-	HASH_FIND(hh, m->groups, &p->pgid, sizeof(p->pgid), g);
-	if (g && --g->members == 0) {
-		HASH_DEL(m->groups, g);
-		free(g);
-	}
-	HASH_FIND(hh, m->sessions, &p->sid, sizeof(p->sid), s);
-	if (s && --s->members == 0) {
-		HASH_DEL(m->sessions, s);
-		free(s);
+	HASH_FIND(hh, m->sessions, &p->sid, sizeof(p->sid), n);
+	if (n && --n->s.members == 0) {
+		HASH_DEL(m->sessions, n);
+		free(n);
 	}
 }
 
@@ -121,24 +132,25 @@ static void leave(struct model *m, struct mproc *p)
  */
 static void track_tty(struct model *m, const struct mproc *p, __u32 fg_pgid)
 {
-	struct msession *s;
+	struct msession *s = model__session(m, p->sid);
+	struct tty_node *n;
 	struct mtty *t;
 
-	HASH_FIND(hh, m->sessions, &p->sid, sizeof(p->sid), s);
 	if (s && (p->flags & PGT_F_SESSION_LEADER || !s->tty_nr || p->tty_nr == s->tty_nr)) {
 		s->tty_nr = p->tty_nr;
 		memcpy(s->tty, p->tty, sizeof(s->tty));
 	}
 	if (!p->tty_nr)
 		return;
-	HASH_FIND(hh, m->ttys, &p->tty_nr, sizeof(p->tty_nr), t);
-	if (!t) {
-		t = calloc(1, sizeof(*t));
-		if (!t)
+	HASH_FIND(hh, m->ttys, &p->tty_nr, sizeof(p->tty_nr), n);
+	if (!n) {
+		n = calloc(1, sizeof(*n));
+		if (!n)
 			return;
-		t->tty_nr = p->tty_nr;
-		HASH_ADD(hh, m->ttys, tty_nr, sizeof(t->tty_nr), t);
+		n->t.tty_nr = p->tty_nr;
+		HASH_ADD(hh, m->ttys, t.tty_nr, sizeof(n->t.tty_nr), n);
 	}
+	t = &n->t;
 	memcpy(t->name, p->tty, sizeof(t->name));
 	t->sid = p->sid;
 	t->fg_pgid = fg_pgid;
@@ -147,10 +159,10 @@ static void track_tty(struct model *m, const struct mproc *p, __u32 fg_pgid)
 static void proc_remove(struct model *m, struct mproc *p)
 {
 	leave(m, p);
-	HASH_DEL(m->procs, p);
+	HASH_DEL(m->procs, proc_node(p));
 	lineage__put(p->lineage);
 	lineage__put(p->entry);
-	free(p);
+	free(proc_node(p));
 	m->generation++;
 }
 
@@ -158,21 +170,39 @@ static void proc_remove(struct model *m, struct mproc *p)
 
 bool model__same_start(const struct mproc *p, __u64 start_ns)
 {
-	static long tick_ns;
+	long tick_ns;
 
 	if (!p->start_approx)
 		return p->start_ns == start_ns;
-	if (!tick_ns)
-		tick_ns = 1000000000L / sysconf(_SC_CLK_TCK);
+	tick_ns = procfs__tick_ns();
 	return p->start_ns / tick_ns == start_ns / tick_ns;
+}
+
+struct mproc *model__next_proc(const struct model *m, const struct mproc *p)
+{
+	struct proc_node *n = p ? proc_node((struct mproc *)p)->hh.next : m->procs;
+
+	return n ? &n->p : NULL;
+}
+
+__u64 model__generation(const struct model *m)
+{
+	return m->generation;
+}
+
+bool model__snapshot_has(const struct model *m, __u32 pid)
+{
+	const struct mproc *p = model__find(m, pid);
+
+	return p && (!m->resyncing || p->seen);
 }
 
 struct mproc *model__find(const struct model *m, __u32 pid)
 {
-	struct mproc *p;
+	struct proc_node *n;
 
-	HASH_FIND(hh, m->procs, &pid, sizeof(pid), p);
-	return p;
+	HASH_FIND(hh, m->procs, &pid, sizeof(pid), n);
+	return n ? &n->p : NULL;
 }
 
 /*
@@ -182,24 +212,25 @@ struct mproc *model__find(const struct model *m, __u32 pid)
 static struct mproc *proc_get(struct model *m, __u32 pid, __u64 start_ns, bool *created)
 {
 	struct mproc *p = model__find(m, pid);
+	struct proc_node *n;
 
 	*created = false;
 	/* An event about an older process that had this pid: long gone. */
 	if (p && !model__same_start(p, start_ns) && start_ns < p->start_ns)
 		return NULL;
 	if (p && !model__same_start(p, start_ns)) {
-		note(m, NOTE_PID_REUSED, pid, 0, 0);
 		proc_remove(m, p);
 		p = NULL;
 	}
 	if (p)
 		return p;
-	p = calloc(1, sizeof(*p));
-	if (!p)
+	n = calloc(1, sizeof(*n));
+	if (!n)
 		return NULL;
+	p = &n->p;
 	p->pid = pid;
 	p->start_ns = start_ns;
-	HASH_ADD(hh, m->procs, pid, sizeof(p->pid), p);
+	HASH_ADD(hh, m->procs, p.pid, sizeof(p->pid), n);
 	*created = true;
 	return p;
 }
@@ -399,11 +430,12 @@ static void on_setpgid(struct model *m, const struct pgt_setpgid *e)
 /* Everyone in @sid loses @tty_nr (0: any tty): session_clear_tty(). */
 static void clear_session_tty(struct model *m, __u32 sid, __u32 tty_nr)
 {
-	struct mproc *p, *tmp;
+	struct proc_node *tmp;
+	struct mproc *p;
 	struct msession *s;
 	struct mtty *t;
 
-	HASH_ITER(hh, m->procs, p, tmp) {
+	FOR_EACH_PROC_SAFE(m, p, tmp) {
 		if (p->sid != sid || !p->tty_nr || (tty_nr && p->tty_nr != tty_nr))
 			continue;
 		if (!tty_nr)
@@ -545,7 +577,6 @@ void model__snapshot_add(struct model *m, const struct pgt_snap *rec, bool start
 			note(m, known ? NOTE_RESYNC_CHANGED : NOTE_RESYNC_ADDED, p->pid, 0, 0);
 		}
 	}
-	p->nr_threads = rec->nr_threads;
 	p->zombie = rec->proc.flags & PGT_F_ZOMBIE;
 	if (start_approx)
 		p->start_approx = true;
@@ -597,11 +628,12 @@ static struct lineage *entry_of(struct model *m, struct mproc *p)
 
 void model__snapshot_done(struct model *m)
 {
-	struct mproc *p, *tmp;
+	struct proc_node *tmp;
+	struct mproc *p;
 
-	HASH_ITER(hh, m->procs, p, tmp)
+	FOR_EACH_PROC_SAFE(m, p, tmp)
 		lineage_of(m, p);
-	HASH_ITER(hh, m->procs, p, tmp) {
+	FOR_EACH_PROC_SAFE(m, p, tmp) {
 		struct lineage *e = entry_of(m, p);
 
 		if (e != p->entry) {
@@ -623,7 +655,6 @@ void model__snapshot_done(struct model *m)
  * the reparenting (exit_notify), and takes what it takes. Bounded all the same.
  */
 #define REPARENT_EXITING_NS	30000000000ULL
-#define PF_EXITING		0x00000004
 
 /* The old parent is still in do_exit, before exit_notify(). */
 static bool still_exiting(struct model *m, __u32 pid)
@@ -687,12 +718,13 @@ unsigned int model__pending_reparents(const struct model *m)
  */
 static unsigned int drop_gone_zombies(struct model *m, __u64 now_ns, __u64 age_ns, bool say)
 {
-	long tick_ns = 1000000000L / sysconf(_SC_CLK_TCK);
-	struct mproc *p, *tmp;
+	long tick_ns = procfs__tick_ns();
+	struct proc_node *tmp;
+	struct mproc *p;
 	struct proc_stat st;
 	unsigned int n = 0;
 
-	HASH_ITER(hh, m->procs, p, tmp) {
+	FOR_EACH_PROC_SAFE(m, p, tmp) {
 		if (!p->zombie || now_ns - p->updated_ns < age_ns)
 			continue;
 		/* Still there, and the same process (not a reused pid). */
@@ -719,19 +751,21 @@ unsigned int model__audit_zombies(struct model *m, __u64 now_ns, __u64 age_ns)
 
 void model__resync_begin(struct model *m)
 {
-	struct mproc *p, *tmp;
+	struct proc_node *tmp;
+	struct mproc *p;
 
-	HASH_ITER(hh, m->procs, p, tmp)
+	FOR_EACH_PROC_SAFE(m, p, tmp)
 		p->seen = false;
 	m->resyncing = true;
 }
 
 void model__resync_end(struct model *m)
 {
-	struct mproc *p, *tmp;
+	struct proc_node *tmp;
+	struct mproc *p;
 
 	m->resyncing = false;
-	HASH_ITER(hh, m->procs, p, tmp) {
+	FOR_EACH_PROC_SAFE(m, p, tmp) {
 		if (p->seen)
 			continue;
 		note(m, NOTE_RESYNC_REMOVED, p->pid, 0, 0);
@@ -741,10 +775,11 @@ void model__resync_end(struct model *m)
 
 void model__clear(struct model *m)
 {
-	struct mproc *p, *ptmp;
-	struct mtty *t, *ttmp;
+	struct proc_node *ptmp;
+	struct mproc *p;
+	struct tty_node *t, *ttmp;
 
-	HASH_ITER(hh, m->procs, p, ptmp)
+	FOR_EACH_PROC_SAFE(m, p, ptmp)
 		proc_remove(m, p);
 	HASH_ITER(hh, m->ttys, t, ttmp) {
 		HASH_DEL(m->ttys, t);
@@ -760,28 +795,21 @@ void model__free(struct model *m)
 	free(m);
 }
 
-struct mgroup *model__group(const struct model *m, __u32 pgid)
-{
-	struct mgroup *g;
-
-	HASH_FIND(hh, m->groups, &pgid, sizeof(pgid), g);
-	return g;
-}
 
 struct msession *model__session(const struct model *m, __u32 sid)
 {
-	struct msession *s;
+	struct session_node *n;
 
-	HASH_FIND(hh, m->sessions, &sid, sizeof(sid), s);
-	return s;
+	HASH_FIND(hh, m->sessions, &sid, sizeof(sid), n);
+	return n ? &n->s : NULL;
 }
 
 struct mtty *model__tty(const struct model *m, __u32 tty_nr)
 {
-	struct mtty *t;
+	struct tty_node *n;
 
-	HASH_FIND(hh, m->ttys, &tty_nr, sizeof(tty_nr), t);
-	return t;
+	HASH_FIND(hh, m->ttys, &tty_nr, sizeof(tty_nr), n);
+	return n ? &n->t : NULL;
 }
 
 unsigned int model__count(const struct model *m)

@@ -12,7 +12,6 @@
 #define __MODEL_H
 
 #include <stdbool.h>
-#include <uthash.h>
 #include <sys/types.h>
 #include <linux/types.h>
 #include "decode.h"
@@ -38,7 +37,6 @@ struct mproc {
 	__u64 pidns_ino;
 	__u32 tty_nr;
 	__u32 flags;		/* PGT_F_* */
-	__u32 nr_threads;
 	char tty[PGT_TTY_LEN];
 	char comm[PGT_COMM_LEN];
 	bool zombie;		/* exited, not yet reaped */
@@ -54,14 +52,6 @@ struct mproc {
 	bool left_pgrp;			/* already reported as leaving born_pgid */
 	bool uncertain;			/* corrected by a resync after lost events */
 	bool seen;			/* in the snapshot being taken */
-	UT_hash_handle hh;
-};
-
-struct mgroup {
-	__u32 pgid;		/* hash key */
-	__u32 sid;
-	__u32 members;		/* processes, zombies included */
-	UT_hash_handle hh;
 };
 
 struct msession {
@@ -72,7 +62,6 @@ struct msession {
 				   showing it were read before the kernel
 				   cleared it */
 	char tty[PGT_TTY_LEN];
-	UT_hash_handle hh;
 };
 
 struct mtty {
@@ -80,13 +69,11 @@ struct mtty {
 	__u32 sid;		/* session it controls */
 	__u32 fg_pgid;		/* foreground process group */
 	char name[PGT_TTY_LEN];
-	UT_hash_handle hh;
 };
 
 /* Something the model noticed while applying an event. */
 enum model_note_kind {
 	NOTE_REPARENT_MISMATCH = 1,	/* the kernel chose another parent */
-	NOTE_PID_REUSED,		/* a pid came back with a new start time */
 	NOTE_RESYNC_ADDED,		/* a resync found a process the model missed */
 	NOTE_RESYNC_CHANGED,		/* a resync corrected a process */
 	NOTE_RESYNC_REMOVED,		/* a resync found a process gone */
@@ -105,11 +92,15 @@ struct proc_stat;
 /* How the model reads /proc/PID/stat: procfs__read_stat(), or a test's. */
 typedef int (*model_stat_fn)(pid_t pid, struct proc_stat *st);
 
+/* The tables' entries (user/model.c): each holds its struct and a hash handle. */
+struct proc_node;
+struct session_node;
+struct tty_node;
+
 struct model {
-	struct mproc *procs;
-	struct mgroup *groups;
-	struct msession *sessions;
-	struct mtty *ttys;
+	struct proc_node *procs;	/* by pid */
+	struct session_node *sessions;	/* by sid */
+	struct tty_node *ttys;		/* by tty_nr */
 	model_note_fn note_fn;
 	void *note_ctx;
 	model_stat_fn read_stat;
@@ -167,7 +158,15 @@ void model__drop_reaped(struct model *m);
 void model__resync_end(struct model *m);
 
 struct mproc *model__find(const struct model *m, __u32 pid);
-struct mgroup *model__group(const struct model *m, __u32 pgid);
+/* The process after @p (the first if @p is NULL), in no order; NULL at the end. */
+struct mproc *model__next_proc(const struct model *m, const struct mproc *p);
+/* Every process; the loop must not remove any. */
+#define model__for_each_proc(m, p) \
+	for ((p) = model__next_proc((m), NULL); (p); (p) = model__next_proc((m), (p)))
+/* Bumped by every change: a view drawn at one generation is still true. */
+__u64 model__generation(const struct model *m);
+/* Whether the snapshot being taken already has @pid (a resync), or the model does. */
+bool model__snapshot_has(const struct model *m, __u32 pid);
 struct msession *model__session(const struct model *m, __u32 sid);
 struct mtty *model__tty(const struct model *m, __u32 tty_nr);
 unsigned int model__count(const struct model *m);

@@ -142,6 +142,7 @@ static __u64 parse_secs(struct argp_state *state, const char *what, const char *
 	return (__u64)(v * 1000.0 + 0.5) ?: 1;
 }
 
+/* argp's parser: one case per option, each a few lines, as argp programs are written. */
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct opts *o = state->input;

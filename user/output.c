@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/time.h>
+#include "clock.h"
 #include "ecs.h"
 #include "output.h"
 
@@ -30,6 +31,7 @@ struct output {
 	const char *path;
 	int fd;
 	bool json;
+	const struct formatter *fmt;	/* json_formatter or text_formatter */
 	bool ecs;		/* JSON lines as ECS documents */
 	bool own_fd;
 	int err;		/* first write error, as -errno */
@@ -84,14 +86,6 @@ static void stall_timer(bool on)
 	setitimer(ITIMER_REAL, &it, NULL);
 }
 
-static __s64 ts_ns(clockid_t clk)
-{
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return (__s64)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
 static int output__flush_pending(struct output *o);
 
 /* Append-only and private (0600); never through a symlink. */
@@ -125,6 +119,7 @@ struct output *output__open(const struct output_cfg *cfg)
 	}
 	o->hold_from = (__u64)-1;
 	o->json = cfg->json || cfg->ecs;
+	o->fmt = o->json ? &json_formatter : &text_formatter;
 	o->ecs = cfg->ecs;
 	o->path = cfg->path;
 	o->fd = STDOUT_FILENO;
@@ -140,7 +135,7 @@ struct output *output__open(const struct output_cfg *cfg)
 	}
 	if (!cfg->offline)	/* a slow reader only slows a replay */
 		watch_stalls(o);
-	o->fc.boot_to_real_ns = ts_ns(CLOCK_REALTIME) - ts_ns(CLOCK_BOOTTIME);
+	o->fc.boot_to_real_ns = (__s64)(clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_BOOTTIME));
 	o->fc.utc = cfg->utc;
 	/* Colour only for a person: text on a terminal, unless NO_COLOR is set. */
 	o->fc.color = !o->json && !cfg->path && isatty(STDOUT_FILENO) &&
@@ -265,10 +260,7 @@ void output__event(struct output *o, const struct pgt_event *ev)
 	if (o->err || ev->hdr->type == PGT_REAP || ev->hdr->type == PGT_SNAP ||
 	    ev->hdr->type == PGT_SIGNAL)
 		return;
-	if (o->json)
-		json__event(&o->line, &o->fc, ev);
-	else
-		text__event(&o->line, &o->fc, ev);
+	o->fmt->event(&o->line, &o->fc, ev);
 	output__commit_line(o, ev->hdr->seq);
 }
 
@@ -276,10 +268,7 @@ void output__signal(struct output *o, const struct sig_cause *c)
 {
 	if (o->err)
 		return;
-	if (o->json)
-		json__signal(&o->line, &o->fc, c);
-	else
-		text__signal(&o->line, &o->fc, c);
+	o->fmt->signal(&o->line, &o->fc, c);
 	output__commit_line(o, c->first.hdr.seq);
 }
 
@@ -287,10 +276,7 @@ void output__escape(struct output *o, const struct escape *e)
 {
 	if (o->err)
 		return;
-	if (o->json)
-		json__escape(&o->line, &o->fc, e);
-	else
-		text__escape(&o->line, &o->fc, e);
+	o->fmt->escape(&o->line, &o->fc, e);
 	output__commit_line(o, e->seq);
 }
 
@@ -298,10 +284,7 @@ void output__survivor(struct output *o, const struct mproc *p, __u64 now_ns)
 {
 	if (o->err)
 		return;
-	if (o->json)
-		json__survivor(&o->line, &o->fc, p, now_ns);
-	else
-		text__survivor(&o->line, &o->fc, p, now_ns);
+	o->fmt->survivor(&o->line, &o->fc, p, now_ns);
 	output__commit_line(o, o->last_key);
 }
 
@@ -310,10 +293,7 @@ void output__correction(struct output *o, const struct model_note *n, const stru
 {
 	if (o->err)
 		return;
-	if (o->json)
-		json__correction(&o->line, &o->fc, n, p, now_ns);
-	else
-		text__correction(&o->line, &o->fc, n, p, now_ns);
+	o->fmt->correction(&o->line, &o->fc, n, p, now_ns);
 	output__commit_line(o, o->last_key);
 }
 
@@ -321,10 +301,7 @@ void output__lost(struct output *o, const struct lost_info *li)
 {
 	if (o->err)
 		return;
-	if (o->json)
-		json__lost(&o->line, &o->fc, li);
-	else
-		text__lost(&o->line, &o->fc, li);
+	o->fmt->lost(&o->line, &o->fc, li);
 	output__commit_line(o, o->last_key);
 }
 

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 #include "procfs.h"
 
@@ -127,4 +128,13 @@ int procfs__descendants(pid_t root, pid_t **out)
 	memmove(res, res + 1, (nres - 1) * sizeof(*res));
 	*out = res;
 	return (int)(nres - 1);
+}
+
+long procfs__tick_ns(void)
+{
+	static long tick_ns;
+
+	if (!tick_ns)
+		tick_ns = 1000000000L / sysconf(_SC_CLK_TCK);
+	return tick_ns;
 }

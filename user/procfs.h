@@ -19,6 +19,9 @@ struct proc_stat {
 
 int procfs__read_stat(pid_t pid, struct proc_stat *st);
 
+/* The length of a clock tick (start_ticks' unit), in nanoseconds. */
+long procfs__tick_ns(void);
+
 /* The thread group (process) that task @pid belongs to, or -errno. */
 int procfs__tgid(pid_t pid);
 

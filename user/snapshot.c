@@ -5,18 +5,10 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "clock.h"
+#include "kernel_defs.h"
 #include "procfs.h"
 #include "snapshot.h"
-
-#define PF_KTHREAD	0x00200000
-
-static __u64 boot_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_BOOTTIME, &ts);
-	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
-}
 
 /*
  * /proc is read one file at a time, so a process can change between two
@@ -25,7 +17,7 @@ static __u64 boot_ns(void)
  */
 static int from_proc(struct model *m, bool only_missing)
 {
-	long tick_ns = 1000000000L / sysconf(_SC_CLK_TCK);
+	long tick_ns = procfs__tick_ns();
 	struct proc_stat *all;
 	struct pgt_snap rec;
 	int n, i;
@@ -35,11 +27,9 @@ static int from_proc(struct model *m, bool only_missing)
 		return n;
 	for (i = 0; i < n; i++) {
 		const struct proc_stat *st = &all[i];
-		const struct mproc *p0;
 		struct pgt_proc *p = &rec.proc;
 
-		if (only_missing && (p0 = model__find(m, (__u32)st->pid)) &&
-		    (!m->resyncing || p0->seen))
+		if (only_missing && model__snapshot_has(m, (__u32)st->pid))
 			continue;
 		unsigned int major = (st->tty_nr >> 8) & 0xfff;
 		unsigned int minor = (st->tty_nr & 0xff) | ((st->tty_nr >> 12) & 0xfff00);
@@ -47,7 +37,7 @@ static int from_proc(struct model *m, bool only_missing)
 		memset(&rec, 0, sizeof(rec));
 		rec.hdr.type = PGT_SNAP;
 		rec.hdr.size = sizeof(rec);
-		rec.hdr.ts_ns = boot_ns();
+		rec.hdr.ts_ns = clock_ns(CLOCK_BOOTTIME);
 		p->pid = p->tid = p->ns_pid = st->pid;
 		p->ppid = st->ppid;
 		p->pgid = st->pgid;

@@ -67,6 +67,7 @@ static void text_grp_change(struct sbuf *sb, const struct pgt_grp *old, const st
 			     tty_or_dash(now->tty, now->tty_nr, b, sizeof(b)));
 }
 
+/* One case per record type, as json__event() has: long, but flat and in the same order. */
 void text__event(struct sbuf *sb, const struct fmt_ctx *fc, const struct pgt_event *ev)
 {
 	const struct pgt_hdr *h = ev->hdr;
@@ -146,8 +147,6 @@ void text__event(struct sbuf *sb, const struct fmt_ctx *fc, const struct pgt_eve
 			     tty_or_dash(t->tty, t->tty_nr, name, sizeof(name)),
 			     decode__tty_how_name(t->how), t->sid,
 			     t->session_wide ? " (whole session)" : "");
-		if (t->victim_sid)
-			sbuf__printf(sb, ", stolen from session %u", t->victim_sid);
 		break;
 	}
 	case PGT_FOREGROUND: {
@@ -338,3 +337,12 @@ void text__correction(struct sbuf *sb, const struct fmt_ctx *fc, const struct mo
 	}
 	sbuf__putc(sb, '\n');
 }
+
+const struct formatter text_formatter = {
+	.event = text__event,
+	.signal = text__signal,
+	.escape = text__escape,
+	.survivor = text__survivor,
+	.correction = text__correction,
+	.lost = text__lost,
+};

@@ -12,14 +12,14 @@
 #include <unistd.h>
 #include <sys/wait.h>
 #include <bpf/libbpf.h>
+#include "clock.h"
 #include "decode.h"
 #include "loader.h"
 #include "model.h"
 #include "output.h"
-#include "escape.h"
+#include "pipeline.h"
 #include "procfs.h"
 #include "recording.h"
-#include "sigmerge.h"
 #include "snapshot.h"
 #include "trace.h"
 #include "tree.h"
@@ -72,7 +72,8 @@ struct queued {
 	__u64 data[];	/* aligned for the record structs */
 };
 
-struct session {
+/* One run of the tracer: live, or a --replay. */
+struct tracer {
 	const struct opts *opts;
 	struct loader loader;
 	struct output *out;
@@ -80,11 +81,9 @@ struct session {
 	struct model *model;
 	bool print_events;		/* the event stream is the output */
 	bool filtering;			/* the BPF side reports traced tgids only */
-	unsigned int skip_type;		/* PGRPTRACE_TEST_SKIP */
 	struct sbuf last_tree;		/* the last tree drawn */
 	bool utf8;			/* box glyphs: a UTF-8 terminal, no --ascii */
-	struct sigmerge sigs;		/* signal causes being assembled */
-	struct escapes escapes;		/* escape detection */
+	struct pipeline pl;		/* every record goes through it */
 	bool print_escapes;		/* escapes go to the output */
 	bool queueing;			/* snapshot in progress: hold records */
 	struct queued *queue, **queue_tail;
@@ -104,14 +103,6 @@ struct session {
 	__u64 zombies_checked_ns;	/* last audit_zombies() */
 };
 
-static __u64 now_ns(clockid_t clk)
-{
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
-}
-
 /*
  * Testing aid: PGRPTRACE_TEST_SKIP=<event> keeps that event type out of the
  * model, so the tests can prove that --verify notices a wrong model.
@@ -127,36 +118,49 @@ static unsigned int skip_type(void)
 	return 0;
 }
 
-static void apply(struct session *s, struct pgt_event *ev)
+/* Write what is due: every record before the first of a signal cause still open. */
+static int flush_out(struct tracer *s)
 {
-	escapes__classify(&s->escapes, s->model, ev);
-	if (ev->hdr->type != s->skip_type)
-		model__apply(s->model, ev);
-	if (s->print_events)
-		output__event(s->out, ev);
-	escapes__report(&s->escapes, s->model, ev);
+	output__hold(s->out, pipeline__oldest_open(&s->pl));
+	return output__flush(s->out);
 }
 
-/* Write what is due: every record before the first of a signal cause still open. */
-static int flush_out(struct session *s)
+/* The pipeline's results, to the output. */
+static void on_event(void *ctx, const struct pgt_event *ev)
 {
-	output__hold(s->out, sigmerge__oldest_seq(&s->sigs));
-	return output__flush(s->out);
+	struct tracer *s = ctx;
+
+	if (s->print_events)
+		output__event(s->out, ev);
+}
+
+static void on_signal_cause(void *ctx, const struct sig_cause *c)
+{
+	struct tracer *s = ctx;
+
+	if (s->print_events)
+		output__signal(s->out, c);
 }
 
 static void on_escape(void *ctx, const struct escape *e)
 {
-	struct session *s = ctx;
+	struct tracer *s = ctx;
 
 	if (s->print_escapes)
 		output__escape(s->out, e);
 }
 
+static const struct pipeline_ops to_output = {
+	.event = on_event,
+	.signal = on_signal_cause,
+	.escape = on_escape,
+};
+
 /*
  * The command or a process born below it, by birth lineage: one that
  * daemonized has another parent now, and a lineage has no depth limit.
  */
-static bool born_below(const struct session *s, const struct mproc *p)
+static bool born_below(const struct tracer *s, const struct mproc *p)
 {
 	const struct lineage *l;
 
@@ -167,92 +171,20 @@ static bool born_below(const struct session *s, const struct mproc *p)
 }
 
 /* --escapes with a command: where every descendant still alive is now. */
-static void report_survivors(struct session *s)
+static void report_survivors(struct tracer *s)
 {
-	__u64 now = now_ns(CLOCK_BOOTTIME);
-	struct mproc *p, *tmp;
+	__u64 now = clock_ns(CLOCK_BOOTTIME);
+	struct mproc *p;
 
-	HASH_ITER(hh, s->model->procs, p, tmp)
+	model__for_each_proc(s->model, p)
 		if (!p->zombie && p->pid != (__u32)s->child && born_below(s, p))
 			output__survivor(s->out, p, now);
 }
 
-/* A tty change the kernel made without a syscall of the processes it hit. */
-static void derived_tty(struct session *s, const struct pgt_hdr *cause, const struct pgt_proc *proc,
-			__u32 how, __u32 sid, __u32 tty_nr, const char *tty, bool session_wide,
-			__u32 victim)
-{
-	struct pgt_tty t = {};
-	struct pgt_event ev = { .hdr = &t.hdr, .tty = &t };
-
-	t.hdr = *cause;
-	t.hdr.type = PGT_TTY;
-	t.hdr.size = sizeof(t);
-	t.proc = *proc;
-	t.how = how;
-	t.sid = sid;
-	t.tty_nr = tty_nr;
-	memcpy(t.tty, tty, sizeof(t.tty));
-	t.session_wide = session_wide;
-	t.victim_sid = victim;
-	apply(s, &ev);
-}
-
-/*
- * A hangup's SIGHUP to the session leader: the kernel has already taken the
- * tty from every member of the session (tty_signal_session_leader()). Apply
- * it at the first record, before the members' own events.
- */
-static void hangup(struct session *s, const struct pgt_signal *r)
-{
-	const struct msession *ms;
-
-	if (r->cause != PGT_CAUSE_HANGUP || r->scope != PGT_SCOPE_SESSION || r->sig != 1)
-		return;
-	ms = model__session(s->model, (__u32)r->target);
-	if (ms && ms->tty_nr)
-		derived_tty(s, &r->hdr, &r->proc, PGT_TTY_HANGUP, ms->sid, ms->tty_nr, ms->tty,
-			    true, 0);
-}
-
-static void process(struct session *s, struct pgt_event *ev)
-{
-	const struct mtty *t;
-	const struct pgt_tty *tt;
-
-	switch (ev->hdr->type) {
-	case PGT_SIGNAL:
-		hangup(s, ev->signal);
-		sigmerge__add(&s->sigs, ev->signal);
-		return;
-	case PGT_TTY:
-		/* TIOCSCTTY(1) on a tty of another session steals it from all of them. */
-		tt = ev->tty;
-		t = tt->acquire ? model__tty(s->model, tt->tty_nr) : NULL;
-		if (t && t->sid && t->sid != tt->sid)
-			derived_tty(s, ev->hdr, &tt->proc, PGT_TTY_STOLEN, t->sid, tt->tty_nr,
-				    tt->tty, true, 0);
-		break;
-	}
-	apply(s, ev);
-	/* setsid() drops the caller's tty. */
-	if (ev->hdr->type == PGT_SETSID && ev->setsid->ret >= 0 && ev->setsid->old.tty_nr)
-		derived_tty(s, ev->hdr, &ev->setsid->proc, PGT_TTY_SETSID, ev->setsid->old.sid,
-			    ev->setsid->old.tty_nr, ev->setsid->old.tty, false, 0);
-}
-
-/* A whole signal cause. */
-static void on_signal_cause(void *ctx, const struct sig_cause *c)
-{
-	struct session *s = ctx;
-
-	if (s->print_events)
-		output__signal(s->out, c);
-}
 
 static int on_record(void *ctx, void *data, size_t size)
 {
-	struct session *s = ctx;
+	struct tracer *s = ctx;
 	struct pgt_event ev;
 	struct queued *q;
 	__u32 len = (__u32)size;
@@ -278,7 +210,7 @@ static int on_record(void *ctx, void *data, size_t size)
 		s->queue_tail = &q->next;
 		return 0;
 	}
-	process(s, &ev);
+	pipeline__record(&s->pl, &ev);
 	return 0;
 }
 
@@ -288,7 +220,7 @@ static int on_record(void *ctx, void *data, size_t size)
  */
 static void on_note(void *ctx, const struct model_note *n)
 {
-	struct session *s = ctx;
+	struct tracer *s = ctx;
 
 	switch (n->kind) {
 	case NOTE_REPARENT_MISMATCH:
@@ -306,7 +238,7 @@ static void on_note(void *ctx, const struct model_note *n)
 	case NOTE_RESYNC_REMOVED:
 		if (s->print_events)
 			output__correction(s->out, n, model__find(s->model, n->pid),
-					   now_ns(CLOCK_BOOTTIME));
+					   clock_ns(CLOCK_BOOTTIME));
 		break;
 	default:
 		break;
@@ -318,7 +250,7 @@ static void on_note(void *ctx, const struct model_note *n)
  * queue: the model ignores an event older than a process's snapshot record,
  * so nothing is applied twice and nothing between the two is missed.
  */
-static int take_snapshot(struct session *s, bool resync)
+static int take_snapshot(struct tracer *s, bool resync)
 {
 	struct queued *q, *next;
 	struct pgt_event ev;
@@ -338,7 +270,7 @@ static int take_snapshot(struct session *s, bool resync)
 	for (q = s->queue; q; q = next) {
 		next = q->next;
 		if (!decode__record(q->data, q->size, &ev))
-			process(s, &ev);
+			pipeline__record(&s->pl, &ev);
 		free(q);
 	}
 	if (n < 0) {
@@ -352,7 +284,7 @@ static int take_snapshot(struct session *s, bool resync)
  * A kernel-side counter of events that may be missing: said once, and the
  * machine re-read each time it grows.
  */
-static void stat_missed(struct session *s, unsigned int idx, __u64 *seen, const char *what)
+static void stat_missed(struct tracer *s, unsigned int idx, __u64 *seen, const char *what)
 {
 	__u64 n = loader__stat(&s->loader, idx);
 
@@ -365,11 +297,11 @@ static void stat_missed(struct session *s, unsigned int idx, __u64 *seen, const 
 }
 
 /* Report new ring-buffer drops as one lost record covering the interval. */
-static void check_losses(struct session *s)
+static void check_losses(struct tracer *s)
 {
 	struct lost_info li = {};
 	__u64 drops[PGT_TYPE_MAX];
-	__u64 now = now_ns(CLOCK_BOOTTIME);
+	__u64 now = clock_ns(CLOCK_BOOTTIME);
 	unsigned int t;
 
 	loader__drops(&s->loader, drops);
@@ -392,8 +324,9 @@ static void check_losses(struct session *s)
 	s->last_loss_check_ns = now;
 }
 
-static void report_summary(struct session *s)
+static void report_summary(struct tracer *s)
 {
+	const char *sep = "";
 	__u64 total = 0;
 	unsigned int t;
 
@@ -402,10 +335,13 @@ static void report_summary(struct session *s)
 	if (!total)
 		return;
 	fprintf(stderr, "pgrptrace: lost %llu events (", (unsigned long long)total);
-	for (t = 1; t < PGT_TYPE_MAX; t++)
-		if (s->drops_seen[t])
-			fprintf(stderr, "%s%s %llu", t == 1 ? "" : " ", decode__type_name(t),
-				(unsigned long long)s->drops_seen[t]);
+	for (t = 1; t < PGT_TYPE_MAX; t++) {
+		if (!s->drops_seen[t])
+			continue;
+		fprintf(stderr, "%s%s %llu", sep, decode__type_name(t),
+			(unsigned long long)s->drops_seen[t]);
+		sep = " ";
+	}
 	fprintf(stderr, "): the ring buffer was full; a larger --ringbuf-size helps\n");
 }
 
@@ -413,7 +349,7 @@ static void report_summary(struct session *s)
  * Compare with /proc, draining between tries: a reaped process leaves the
  * model only when its task is freed, an RCU grace period after the reap.
  */
-static void run_verify(struct session *s)
+static void run_verify(struct tracer *s)
 {
 	struct verify_result res = {};
 	struct sbuf report = {};
@@ -422,14 +358,14 @@ static void run_verify(struct session *s)
 	for (i = 0; i < VERIFY_TRIES ||
 		    (i < VERIFY_TRIES_EXITING && model__pending_reparents(s->model)); i++) {
 		ring_buffer__consume(s->rb);
-		sigmerge__flush(&s->sigs, 0);
+		pipeline__close_causes(&s->pl, 0);
 		check_losses(s);
 		if (s->need_resync) {
 			s->need_resync = false;
 			take_snapshot(s, true);
 		}
 		/* Pending only while the old parent may still be in do_exit: bounded. */
-		model__confirm_reparents(s->model, now_ns(CLOCK_BOOTTIME), 0);
+		model__confirm_reparents(s->model, clock_ns(CLOCK_BOOTTIME), 0);
 		model__drop_reaped(s->model);
 		sbuf__reset(&report);
 		err = verify__run(s->model, &report, &res);
@@ -456,7 +392,7 @@ static void run_verify(struct session *s)
 }
 
 /* A workload under --verify -- CMD asks for a check at a quiet point. */
-static void serve_verify_request(struct session *s)
+static void serve_verify_request(struct tracer *s)
 {
 	pid_t from = verify_from;
 	const struct mproc *p;
@@ -473,7 +409,7 @@ static void serve_verify_request(struct session *s)
  * Draw the tree; in live mode only when the drawing differs from the last
  * one, since most changes on a machine are outside a filtered view.
  */
-static size_t draw_tree(struct session *s, bool clear)
+static size_t draw_tree(struct tracer *s, bool clear)
 {
 	struct tree_opts to = {
 		.ascii = !s->utf8,
@@ -485,11 +421,10 @@ static size_t draw_tree(struct session *s, bool clear)
 		.uid = s->opts->uid,
 		.pid = (__u32)s->opts->pid,
 	};
-	struct fmt_ctx fc = {};
 	struct sbuf sb = {};
 	size_t n;
 
-	n = tree__render(s->model, &to, &fc, &sb);
+	n = tree__render(s->model, &to, &sb);
 	if (s->last_tree.buf && s->last_tree.len == sb.len &&
 	    !memcmp(s->last_tree.buf, sb.buf, sb.len)) {
 		sbuf__free(&sb);
@@ -548,7 +483,7 @@ static pid_t spawn_held(char **argv, int *release_fd)
 	return pid;
 }
 
-static int seed_pid(struct session *s, pid_t root)
+static int seed_pid(struct tracer *s, pid_t root)
 {
 	pid_t *kids;
 	int n, i;
@@ -596,7 +531,7 @@ static void install_handlers(bool reopen)
 	signal(SIGPIPE, SIG_IGN);
 }
 
-static void reap_child(struct session *s, int flags)
+static void reap_child(struct tracer *s, int flags)
 {
 	pid_t r;
 
@@ -610,7 +545,7 @@ static void reap_child(struct session *s, int flags)
 		s->child_done = true;
 }
 
-static int child_exit_code(const struct session *s)
+static int child_exit_code(const struct tracer *s)
 {
 	if (!s->child_done)
 		return 0;
@@ -625,9 +560,9 @@ static int child_exit_code(const struct session *s)
  * Once a second: a zombie /proc no longer has, a second after its exit,
  * leaves the model whether or not its reap record has come (on_note()).
  */
-static void audit_zombies(struct session *s)
+static void audit_zombies(struct tracer *s)
 {
-	__u64 now = now_ns(CLOCK_BOOTTIME);
+	__u64 now = clock_ns(CLOCK_BOOTTIME);
 
 	if (now - s->zombies_checked_ns < ZOMBIE_AUDIT_NS)
 		return;
@@ -635,14 +570,14 @@ static void audit_zombies(struct session *s)
 	model__audit_zombies(s->model, now, ZOMBIE_GONE_NS);
 }
 
-static int stream(struct session *s)
+static int stream(struct tracer *s)
 {
 	__u64 deadline = 0, next_draw = 0, drawn_gen = (__u64)-1, now;
 	bool tty_out = !s->opts->output && isatty(STDOUT_FILENO) && !s->opts->json;
 	int err = 0;
 
 	if (s->opts->duration_ms)
-		deadline = now_ns(CLOCK_MONOTONIC) + s->opts->duration_ms * 1000000ULL;
+		deadline = clock_ns(CLOCK_MONOTONIC) + s->opts->duration_ms * 1000000ULL;
 	while (!stop_signal) {
 		err = ring_buffer__poll(s->rb, POLL_MS);
 		if (err == -EINTR)
@@ -661,8 +596,8 @@ static int stream(struct session *s)
 			s->resyncs++;
 			take_snapshot(s, true);
 		}
-		escapes__tick(&s->escapes, s->model, now_ns(CLOCK_BOOTTIME));
-		model__confirm_reparents(s->model, now_ns(CLOCK_BOOTTIME), 20000000ULL);
+		pipeline__tick(&s->pl, clock_ns(CLOCK_BOOTTIME));
+		model__confirm_reparents(s->model, clock_ns(CLOCK_BOOTTIME), 20000000ULL);
 		audit_zombies(s);
 		if (reopen_requested) {
 			reopen_requested = 0;
@@ -674,13 +609,13 @@ static int stream(struct session *s)
 			}
 		}
 		/* A cause outside a syscall is complete once its records stop. */
-		sigmerge__flush(&s->sigs, now_ns(CLOCK_BOOTTIME) - 10000000ULL);
+		pipeline__close_causes(&s->pl, clock_ns(CLOCK_BOOTTIME) - 10000000ULL);
 		if (verify_from)
 			serve_verify_request(s);
-		now = now_ns(CLOCK_MONOTONIC);
-		if (s->opts->tree && s->model->generation != drawn_gen && now >= next_draw) {
+		now = clock_ns(CLOCK_MONOTONIC);
+		if (s->opts->tree && model__generation(s->model) != drawn_gen && now >= next_draw) {
 			draw_tree(s, tty_out);
-			drawn_gen = s->model->generation;
+			drawn_gen = model__generation(s->model);
 			next_draw = now + s->opts->interval_ms * 1000000ULL;
 		}
 		if (flush_out(s))
@@ -697,8 +632,7 @@ static int stream(struct session *s)
 	}
 	/* Drain what is left, then the last losses. */
 	ring_buffer__consume(s->rb);
-	sigmerge__flush(&s->sigs, 0);
-	escapes__flush(&s->escapes, s->model);
+	pipeline__finish(&s->pl);
 	check_losses(s);
 	return 0;
 }
@@ -707,9 +641,9 @@ static int stream(struct session *s)
  * --replay: a --record file through decode, the model, escapes and the
  * output, as if it came from the ring buffer. Times are the records' own.
  */
-static int replay(struct session *s, const char *path)
+static int replay(struct tracer *s, const char *path)
 {
-	__u64 last_ts = 0, ticked = 0, t0 = now_ns(CLOCK_MONOTONIC), dt;
+	__u64 last_ts = 0, ticked = 0, t0 = clock_ns(CLOCK_MONOTONIC), dt;
 	struct rec_reader r;
 	void *buf;
 	__u32 len;
@@ -729,31 +663,245 @@ static int replay(struct session *s, const char *path)
 		on_record(s, buf, len);
 		/* Held escapes fall due by the records' clock, as they would live. */
 		if (last_ts > ticked + 1000000ULL) {
-			escapes__tick(&s->escapes, s->model, last_ts);
+			pipeline__tick(&s->pl, last_ts);
 			ticked = last_ts;
 		}
 		if (!(r.count % 4096)) {
-			sigmerge__flush(&s->sigs, last_ts - 10000000ULL);
+			pipeline__close_causes(&s->pl, last_ts - 10000000ULL);
 			if (flush_out(s)) {
 				ret = -1;
 				break;
 			}
 		}
 	}
-	sigmerge__flush(&s->sigs, 0);
-	escapes__flush(&s->escapes, s->model);
+	pipeline__finish(&s->pl);
 	flush_out(s);
 	if (r.damaged) {
 		fprintf(stderr, "pgrptrace: %s: %llu damaged records skipped\n", path,
 			(unsigned long long)r.damaged);
 		ret = -1;
 	}
-	dt = now_ns(CLOCK_MONOTONIC) - t0;
+	dt = clock_ns(CLOCK_MONOTONIC) - t0;
 	if (s->opts->verbose)
 		fprintf(stderr, "pgrptrace: replayed %llu records in %llu us (%llu records/s)\n",
 			(unsigned long long)r.count, (unsigned long long)dt / 1000,
 			(unsigned long long)(dt ? r.count * 1000000000ULL / dt : 0));
 	rec__free(&r);
+	return ret;
+}
+
+/* What a run needs before its first record: locale, boot id, model, output, pipeline. */
+static int session_open(struct tracer *s, const struct output_cfg *ocfg)
+{
+	const struct opts *o = s->opts;
+
+	install_handlers(o->output != NULL);
+	/* Box-drawing glyphs only where they will render: pstree's rule. */
+	setlocale(LC_CTYPE, "");
+	s->utf8 = !o->ascii && !o->output && isatty(STDOUT_FILENO) &&
+		  !strcmp(nl_langinfo(CODESET), "UTF-8");
+	if (decode__init_boot_id())
+		decode__set_boot_id("unknown");
+	s->model = model__new();
+	s->out = output__open(ocfg);
+	if (!s->model || !s->out)
+		return -1;
+	model__set_note_fn(s->model, on_note, s);
+	pipeline__init(&s->pl, s->model, &to_output, s);
+	s->pl.skip_type = skip_type();
+	return 0;
+}
+
+/*
+ * Up to a model of the machine with the programs attached: the recording
+ * file, the command (held until released), the BPF side, the filter, the
+ * ring buffer reader and the snapshot.
+ */
+static int start_tracing(struct tracer *s, const struct loader_cfg *lcfg, int *release_fd,
+			 __u64 t_start)
+{
+	const struct opts *o = s->opts;
+	__u64 t_loaded;
+	int err;
+
+	if (o->record) {
+		err = rec__create(&s->record, o->record, decode__boot_id(),
+				  (__s64)(clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_BOOTTIME)));
+		if (err) {
+			fprintf(stderr, "pgrptrace: cannot create %s: %s\n", o->record,
+				strerror(-err));
+			return -1;
+		}
+	}
+	if (o->cmd) {
+		s->child = spawn_held(o->cmd, release_fd);
+		if (s->child < 0)
+			return -1;
+	}
+	if (loader__start(&s->loader, lcfg))
+		return -1;
+	t_loaded = clock_ns(CLOCK_MONOTONIC);
+	if (s->child && lcfg->filter && loader__trace(&s->loader, s->child)) {
+		fprintf(stderr, "pgrptrace: cannot add pid %d to the filter\n", s->child);
+		return -1;
+	}
+	if (o->pid && seed_pid(s, o->pid))
+		return -1;
+	s->rb = ring_buffer__new(loader__ringbuf_fd(&s->loader), on_record, s, NULL);
+	if (!s->rb) {
+		fprintf(stderr, "pgrptrace: cannot create ring buffer reader: %s\n",
+			strerror(errno));
+		return -1;
+	}
+	s->last_loss_check_ns = clock_ns(CLOCK_BOOTTIME);
+	if (s->print_events)
+		output__start(s->out);
+	if (take_snapshot(s, false))
+		return -1;
+	if (o->verbose)
+		fprintf(stderr, "pgrptrace: loaded and attached in %llu ms, snapshot in %llu ms\n",
+			(unsigned long long)(t_loaded - t_start) / 1000000,
+			(unsigned long long)(clock_ns(CLOCK_MONOTONIC) - t_loaded) / 1000000);
+	if (s->child) {
+		const struct mproc *cp = model__find(s->model, (__u32)s->child);
+
+		/* Its link, not its (pid, start): a start read from /proc is corrected later. */
+		s->child_line = cp ? lineage__get(cp->lineage) : NULL;
+	}
+	return 0;
+}
+
+/* --snapshot, or --verify without a command: one look at the machine. */
+static int one_shot(struct tracer *s)
+{
+	const struct opts *o = s->opts;
+	bool none = false;
+
+	if (o->snapshot)
+		none = !draw_tree(s, false) && (o->tty || o->has_session || o->has_uid || o->pid);
+	else
+		run_verify(s);
+	/* A filter that matches nothing is most likely a typo: say so. */
+	if (none && o->tty)
+		fprintf(stderr, "pgrptrace: no process matches --tty %s\n", o->tty);
+	else if (none && o->has_session)
+		fprintf(stderr, "pgrptrace: no process matches --session %u\n", o->session);
+	else if (none)
+		fprintf(stderr, "pgrptrace: no process matches the filters\n");
+	return flush_out(s) || s->verify_diffs || none ? 1 : 0;
+}
+
+/* Let the held command run, now that everything it does will be seen. */
+static int release_command(struct tracer *s, int *release_fd)
+{
+	if (*release_fd < 0)
+		return 0;
+	if (write(*release_fd, "x", 1) != 1) {
+		fprintf(stderr, "pgrptrace: cannot start %s: %s\n", s->opts->cmd[0],
+			strerror(errno));
+		return -1;
+	}
+	close(*release_fd);
+	*release_fd = -1;
+	return 0;
+}
+
+/* The stream until a stop, the command's end or a closed stdout; the exit status. */
+static int trace_live(struct tracer *s)
+{
+	const struct opts *o = s->opts;
+	int ret = 1;
+
+	/*
+	 * libbpf's parse of vmlinux BTF (some 10 MiB of heap) was freed after
+	 * load; give the pages back rather than hold them for hours.
+	 */
+	malloc_trim(0);
+	if (flush_out(s) == 0 && stream(s) == 0)
+		ret = 0;
+	if (output__error(s->out) == -EPIPE && !o->output) {
+		/*
+		 * The reader of stdout went away (| head): nobody is left to tell,
+		 * so tracing stops; the command's status is still ours to give.
+		 */
+		ret = 0;
+		ring_buffer__free(s->rb);
+		s->rb = NULL;
+		loader__stop(&s->loader);
+		reap_child(s, 0);
+	} else {
+		if (ret == 0 && o->verify)
+			run_verify(s);
+		if (ret == 0 && o->escapes && s->child)
+			report_survivors(s);
+	}
+	/* The command's status; a model that differed fails a command that did not. */
+	if (ret == 0 && s->child_done && !stop_signal)
+		ret = child_exit_code(s);
+	if (ret == 0 && s->verify_diffs)
+		ret = 1;
+	return ret;
+}
+
+/* The last output, and what went wrong on the way: @ret, or 1 for a partial result. */
+static int end_report(struct tracer *s, int ret)
+{
+	const struct opts *o = s->opts;
+	int werr;
+
+	flush_out(s);
+	werr = output__error(s->out);
+	/* The reader of stdout went away (| head): a filter ends quietly. */
+	if (werr == -EPIPE && !o->output)
+		werr = 0;
+	if (werr) {
+		fprintf(stderr, "pgrptrace: cannot write %s: %s\n", o->output ?: "output",
+			strerror(-werr));
+		ret = 1;
+	}
+	report_summary(s);
+	/* A record left out is a partial result: said, and the exit status says it. */
+	if (s->bad_records) {
+		fprintf(stderr, "pgrptrace: %llu malformed records skipped\n",
+			(unsigned long long)s->bad_records);
+		ret = ret ?: 1;
+	}
+	if (output__skipped(s->out)) {
+		fprintf(stderr, "pgrptrace: %llu records skipped: --ecs cannot encode them\n",
+			(unsigned long long)output__skipped(s->out));
+		ret = ret ?: 1;
+	}
+	return ret;
+}
+
+/* Everything a run holds, released whatever stopped it; @ret, or 1 if the recording fails. */
+static int session_close(struct tracer *s, int release_fd, int ret)
+{
+	const struct opts *o = s->opts;
+	int werr;
+
+	if (o->record && s->record.f) {
+		bool said = s->record.err;
+
+		werr = rec__close(&s->record);
+		if (werr && !said)
+			fprintf(stderr, "pgrptrace: cannot write %s: %s\n", o->record,
+				strerror(-werr));
+		if (werr)
+			ret = 1;
+	}
+	if (release_fd >= 0)
+		close(release_fd);	/* an unreleased child exits 127 */
+	if (s->child > 0 && !s->child_done && ret != 0)
+		reap_child(s, 0);
+	ring_buffer__free(s->rb);
+	if (s->loader.skel)
+		loader__stop(&s->loader);
+	output__close(s->out);
+	model__free(s->model);
+	sbuf__free(&s->last_tree);
+	pipeline__free(&s->pl);
+	lineage__put(s->child_line);
 	return ret;
 }
 
@@ -774,179 +922,32 @@ int trace__run(const struct opts *o)
 		.verbose = o->verbose,
 		.signal_mode = o->signal_mode,
 	};
-	struct session s = {
+	struct tracer s = {
 		.opts = o,
 		.print_events = (!tree_mode && !o->escapes) || (o->verify && o->output),
 		.print_escapes = !tree_mode || (o->verify && o->output),
-		.skip_type = skip_type(),
+		.filtering = lcfg.filter,
 	};
-	__u64 t_start = now_ns(CLOCK_MONOTONIC), t_loaded = 0;
-	int release_fd = -1, ret = 1, werr;
+	__u64 t_start = clock_ns(CLOCK_MONOTONIC);
+	int release_fd = -1, ret = 1;
 
-	install_handlers(o->output != NULL);
-	/* Box-drawing glyphs only where they will render: pstree's rule. */
-	setlocale(LC_CTYPE, "");
-	s.utf8 = !o->ascii && !o->output && isatty(STDOUT_FILENO) &&
-		 !strcmp(nl_langinfo(CODESET), "UTF-8");
-	if (decode__init_boot_id())
-		decode__set_boot_id("unknown");
-	s.model = model__new();
-	s.out = output__open(&ocfg);
-	if (!s.model || !s.out)
+	if (session_open(&s, &ocfg))
 		goto out;
-	model__set_note_fn(s.model, on_note, &s);
-	sigmerge__init(&s.sigs, on_signal_cause, &s);
-	escapes__init(&s.escapes, on_escape, &s);
-	s.filtering = lcfg.filter;
 	if (o->replay) {
 		ret = replay(&s, o->replay) ? 1 : 0;
 		goto done;
 	}
-	if (o->record) {
-		werr = rec__create(&s.record, o->record, decode__boot_id(),
-				   (__s64)(now_ns(CLOCK_REALTIME) - now_ns(CLOCK_BOOTTIME)));
-		if (werr) {
-			fprintf(stderr, "pgrptrace: cannot create %s: %s\n", o->record,
-				strerror(-werr));
-			goto out;
-		}
-	}
-	if (o->cmd) {
-		s.child = spawn_held(o->cmd, &release_fd);
-		if (s.child < 0)
-			goto out;
-	}
-	if (loader__start(&s.loader, &lcfg))
+	if (start_tracing(&s, &lcfg, &release_fd, t_start))
 		goto out;
-	t_loaded = now_ns(CLOCK_MONOTONIC);
-	if (s.child && lcfg.filter && loader__trace(&s.loader, s.child)) {
-		fprintf(stderr, "pgrptrace: cannot add pid %d to the filter\n", s.child);
-		goto out;
-	}
-	if (o->pid && seed_pid(&s, o->pid))
-		goto out;
-	s.rb = ring_buffer__new(loader__ringbuf_fd(&s.loader), on_record, &s, NULL);
-	if (!s.rb) {
-		fprintf(stderr, "pgrptrace: cannot create ring buffer reader: %s\n",
-			strerror(errno));
-		goto out;
-	}
-	s.last_loss_check_ns = now_ns(CLOCK_BOOTTIME);
-	if (s.print_events)
-		output__start(s.out);
-	if (take_snapshot(&s, false))
-		goto out;
-	if (o->verbose)
-		fprintf(stderr, "pgrptrace: loaded and attached in %llu ms, snapshot in %llu ms\n",
-			(unsigned long long)(t_loaded - t_start) / 1000000,
-			(unsigned long long)(now_ns(CLOCK_MONOTONIC) - t_loaded) / 1000000);
-	if (s.child) {
-		const struct mproc *cp = model__find(s.model, (__u32)s.child);
-
-		/* Its link, not its (pid, start): a start read from /proc is corrected later. */
-		s.child_line = cp ? lineage__get(cp->lineage) : NULL;
-	}
 	if (o->snapshot || (o->verify && !o->cmd)) {
-		bool none = false;
-
-		if (o->snapshot)
-			none = !draw_tree(&s, false) &&
-			       (o->tty || o->has_session || o->has_uid || o->pid);
-		else
-			run_verify(&s);
-		/* A filter that matches nothing is most likely a typo: say so. */
-		if (none && o->tty)
-			fprintf(stderr, "pgrptrace: no process matches --tty %s\n", o->tty);
-		else if (none && o->has_session)
-			fprintf(stderr, "pgrptrace: no process matches --session %u\n", o->session);
-		else if (none)
-			fprintf(stderr, "pgrptrace: no process matches the filters\n");
-		ret = flush_out(&s) || s.verify_diffs || none ? 1 : 0;
+		ret = one_shot(&s);
 		goto done;
 	}
-	if (release_fd >= 0) {
-		if (write(release_fd, "x", 1) != 1) {
-			fprintf(stderr, "pgrptrace: cannot start %s: %s\n", o->cmd[0],
-				strerror(errno));
-			goto out;
-		}
-		close(release_fd);
-		release_fd = -1;
-	}
-	/*
-	 * libbpf's parse of vmlinux BTF (some 10 MiB of heap) was freed after
-	 * load; give the pages back rather than hold them for hours.
-	 */
-	malloc_trim(0);
-	if (flush_out(&s) == 0 && stream(&s) == 0)
-		ret = 0;
-	if (output__error(s.out) == -EPIPE && !o->output) {
-		/*
-		 * The reader of stdout went away (| head): nobody is left to tell,
-		 * so tracing stops; the command's status is still ours to give.
-		 */
-		ret = 0;
-		ring_buffer__free(s.rb);
-		s.rb = NULL;
-		loader__stop(&s.loader);
-		reap_child(&s, 0);
-	} else {
-		if (ret == 0 && o->verify)
-			run_verify(&s);
-		if (ret == 0 && o->escapes && s.child)
-			report_survivors(&s);
-	}
-	/* The command's status; a model that differed fails a command that did not. */
-	if (ret == 0 && s.child_done && !stop_signal)
-		ret = child_exit_code(&s);
-	if (ret == 0 && s.verify_diffs)
-		ret = 1;
+	if (release_command(&s, &release_fd))
+		goto out;
+	ret = trace_live(&s);
 done:
-	flush_out(&s);
-	werr = output__error(s.out);
-	/* The reader of stdout went away (| head): a filter ends quietly. */
-	if (werr == -EPIPE && !o->output)
-		werr = 0;
-	if (werr) {
-		fprintf(stderr, "pgrptrace: cannot write %s: %s\n", o->output ?: "output",
-			strerror(-werr));
-		ret = 1;
-	}
-	report_summary(&s);
-	/* A record left out is a partial result: said, and the exit status says it. */
-	if (s.bad_records) {
-		fprintf(stderr, "pgrptrace: %llu malformed records skipped\n",
-			(unsigned long long)s.bad_records);
-		ret = ret ?: 1;
-	}
-	if (output__skipped(s.out)) {
-		fprintf(stderr, "pgrptrace: %llu records skipped: --ecs cannot encode them\n",
-			(unsigned long long)output__skipped(s.out));
-		ret = ret ?: 1;
-	}
+	ret = end_report(&s, ret);
 out:
-	if (o->record && s.record.f) {
-		bool said = s.record.err;
-
-		werr = rec__close(&s.record);
-		if (werr && !said)
-			fprintf(stderr, "pgrptrace: cannot write %s: %s\n", o->record,
-				strerror(-werr));
-		if (werr)
-			ret = 1;
-	}
-	if (release_fd >= 0)
-		close(release_fd);	/* an unreleased child exits 127 */
-	if (s.child > 0 && !s.child_done && ret != 0)
-		reap_child(&s, 0);
-	ring_buffer__free(s.rb);
-	if (s.loader.skel)
-		loader__stop(&s.loader);
-	output__close(s.out);
-	model__free(s.model);
-	sbuf__free(&s.last_tree);
-	sigmerge__free(&s.sigs);
-	escapes__free(&s.escapes);
-	lineage__put(s.child_line);
-	return ret;
+	return session_close(&s, release_fd, ret);
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <stdlib.h>
 #include <string.h>
+#include "format.h"
 #include "tree.h"
 
 struct glyphs {
@@ -206,13 +207,103 @@ static void json_proc(struct ctx *c, const struct mproc *p, bool *first)
 	*first = false;
 }
 
-size_t tree__render(const struct model *m, const struct tree_opts *o, const struct fmt_ctx *fc,
-		    struct sbuf *out)
+/*
+ * The processes to draw, sorted into c->procs, cut into runs of groups and
+ * the runs of groups into sessions; returns how many processes.
+ */
+static size_t collect(struct ctx *c, struct run *groups, size_t *ng, struct run *sessions,
+		      size_t *ns)
+{
+	const struct model *m = c->m;
+	size_t n = 0, i, j;
+	struct mproc *p;
+
+	model__for_each_proc(m, p)
+		if (wanted(m, c->o, p))
+			c->procs[n++] = p;
+	qsort(c->procs, n, sizeof(*c->procs), cmp_proc);
+
+	/* Runs of groups; a group's key is its earliest member. */
+	*ng = 0;
+	for (i = 0; i < n; i = j) {
+		for (j = i; j < n && c->procs[j]->sid == c->procs[i]->sid &&
+			    c->procs[j]->pgid == c->procs[i]->pgid; j++)
+			;
+		groups[(*ng)++] = (struct run){ i, j - i, c->procs[i]->start_ns, c->procs[i]->pgid };
+	}
+	/* Runs of sessions over the groups; a session's key is its leader. */
+	*ns = 0;
+	for (i = 0; i < *ng; i = j) {
+		__u32 sid = c->procs[groups[i].first]->sid;
+		const struct mproc *leader = model__find(m, sid);
+		__u64 key = groups[i].key_start;
+
+		for (j = i; j < *ng && c->procs[groups[j].first]->sid == sid; j++)
+			if (groups[j].key_start < key)
+				key = groups[j].key_start;
+		if (leader && leader->sid == sid)
+			key = leader->start_ns;
+		sessions[(*ns)++] = (struct run){ i, j - i, key, sid };
+	}
+	qsort(sessions, *ns, sizeof(*sessions), cmp_run);
+	return n;
+}
+
+/* One session @s and its groups, sorted; @first: the first session drawn. */
+static void draw_session(struct ctx *c, struct run *s, struct run *groups, bool first)
+{
+	const struct model *m = c->m;
+	const struct msession *ms = model__session(m, s->id);
+	const struct mproc *leader = model__find(m, s->id);
+	struct sbuf *out = c->out;
+	char tty[32];
+	size_t k;
+
+	qsort(groups + s->first, s->count, sizeof(*groups), cmp_run);
+	if (c->o->json) {
+		sbuf__printf(out, "%s{\"sid\":%u,\"leader\":", first ? "" : ",", s->id);
+		if (leader && leader->sid == s->id)
+			sbuf__printf(out, "%u", leader->pid);
+		else
+			sbuf__puts(out, "null");
+		sbuf__puts(out, ",\"tty\":");
+		if (ms && decode__tty_name(ms->tty, ms->tty_nr, tty, sizeof(tty)))
+			sbuf__put_json_str(out, tty, sizeof(tty));
+		else
+			sbuf__puts(out, "null");
+		sbuf__puts(out, ",\"groups\":[");
+	} else {
+		session_line(c, ms, s->id, c->procs[groups[s->first].first]);
+	}
+	for (k = s->first; k < s->first + s->count; k++) {
+		bool last = k == s->first + s->count - 1;
+		bool fg = is_foreground(m, s->id, groups[k].id);
+
+		if (c->o->json) {
+			bool firstp = true;
+			size_t q;
+
+			sbuf__printf(out, "%s{\"pgid\":%u,\"foreground\":%s,\"processes\":[",
+				     k == s->first ? "" : ",", groups[k].id, fg ? "true" : "false");
+			for (q = groups[k].first; q < groups[k].first + groups[k].count; q++)
+				json_proc(c, c->procs[q], &firstp);
+			sbuf__puts(out, "]}");
+			continue;
+		}
+		sbuf__printf(out, "%sgroup %u%s\n", last ? c->g->last : c->g->tee, groups[k].id,
+			     fg ? " +" : "");
+		strcpy(c->prefix, last ? c->g->blank : c->g->pipe);
+		proc_children(c, &groups[k], 0, true, 0);
+	}
+	if (c->o->json)
+		sbuf__puts(out, "]}");
+}
+
+size_t tree__render(const struct model *m, const struct tree_opts *o, struct sbuf *out)
 {
 	struct ctx c = { .m = m, .o = o, .g = o->ascii ? &ascii_glyphs : &utf8_glyphs, .out = out };
-	struct run *groups = NULL, *sessions = NULL;
-	size_t n = 0, ng = 0, ns = 0, i, j, k;
-	struct mproc *p, *tmp;
+	struct run *groups, *sessions;
+	size_t n = 0, ng, ns, i;
 
 	c.procs = malloc((model__count(m) + 1) * sizeof(*c.procs));
 	groups = malloc((model__count(m) + 1) * sizeof(*groups));
@@ -221,83 +312,11 @@ size_t tree__render(const struct model *m, const struct tree_opts *o, const stru
 		out->oom = true;
 		goto out;
 	}
-	HASH_ITER(hh, m->procs, p, tmp)
-		if (wanted(m, o, p))
-			c.procs[n++] = p;
-	qsort(c.procs, n, sizeof(*c.procs), cmp_proc);
-
-	/* Runs of groups; a group's key is its earliest member. */
-	for (i = 0; i < n; i = j) {
-		for (j = i; j < n && c.procs[j]->sid == c.procs[i]->sid &&
-			    c.procs[j]->pgid == c.procs[i]->pgid; j++)
-			;
-		groups[ng++] = (struct run){ i, j - i, c.procs[i]->start_ns, c.procs[i]->pgid };
-	}
-	/* Runs of sessions over the groups; a session's key is its leader. */
-	for (i = 0; i < ng; i = j) {
-		__u32 sid = c.procs[groups[i].first]->sid;
-		const struct mproc *leader = model__find(m, sid);
-		__u64 key = groups[i].key_start;
-
-		for (j = i; j < ng && c.procs[groups[j].first]->sid == sid; j++)
-			if (groups[j].key_start < key)
-				key = groups[j].key_start;
-		if (leader && leader->sid == sid)
-			key = leader->start_ns;
-		sessions[ns++] = (struct run){ i, j - i, key, sid };
-	}
-	qsort(sessions, ns, sizeof(*sessions), cmp_run);
-
-	if (o->json) {
+	n = collect(&c, groups, &ng, sessions, &ns);
+	if (o->json)
 		sbuf__printf(out, "{\"schema\":%d,\"sessions\":[", PGT_SCHEMA_VERSION);
-	}
-	for (i = 0; i < ns; i++) {
-		struct run *s = &sessions[i];
-		const struct msession *ms = model__session(m, s->id);
-		const struct mproc *first = c.procs[groups[s->first].first];
-		const struct mproc *leader = model__find(m, s->id);
-		char tty[32];
-
-		qsort(groups + s->first, s->count, sizeof(*groups), cmp_run);
-		if (o->json) {
-			sbuf__printf(out, "%s{\"sid\":%u,\"leader\":", i ? "," : "", s->id);
-			if (leader && leader->sid == s->id)
-				sbuf__printf(out, "%u", leader->pid);
-			else
-				sbuf__puts(out, "null");
-			sbuf__puts(out, ",\"tty\":");
-			if (ms && decode__tty_name(ms->tty, ms->tty_nr, tty, sizeof(tty)))
-				sbuf__put_json_str(out, tty, sizeof(tty));
-			else
-				sbuf__puts(out, "null");
-			sbuf__puts(out, ",\"groups\":[");
-		} else {
-			session_line(&c, ms, s->id, first);
-		}
-		for (k = s->first; k < s->first + s->count; k++) {
-			bool last = k == s->first + s->count - 1;
-			bool fg = is_foreground(m, s->id, groups[k].id);
-
-			if (o->json) {
-				bool firstp = true;
-				size_t q;
-
-				sbuf__printf(out, "%s{\"pgid\":%u,\"foreground\":%s,\"processes\":[",
-					     k == s->first ? "" : ",", groups[k].id,
-					     fg ? "true" : "false");
-				for (q = groups[k].first; q < groups[k].first + groups[k].count; q++)
-					json_proc(&c, c.procs[q], &firstp);
-				sbuf__puts(out, "]}");
-				continue;
-			}
-			sbuf__printf(out, "%sgroup %u%s\n", last ? c.g->last : c.g->tee,
-				     groups[k].id, fg ? " +" : "");
-			strcpy(c.prefix, last ? c.g->blank : c.g->pipe);
-			proc_children(&c, &groups[k], 0, true, 0);
-		}
-		if (o->json)
-			sbuf__puts(out, "]}");
-	}
+	for (i = 0; i < ns; i++)
+		draw_session(&c, &sessions[i], groups, i == 0);
 	if (o->json)
 		sbuf__puts(out, "]}\n");
 out:

@@ -4,7 +4,6 @@
 #define __TREE_H
 
 #include <stdbool.h>
-#include "format.h"
 #include "model.h"
 #include "sbuf.h"
 
@@ -25,7 +24,6 @@ struct tree_opts {
  * time, pid): the same model always draws the same way. Returns the number
  * of processes drawn.
  */
-size_t tree__render(const struct model *m, const struct tree_opts *o, const struct fmt_ctx *fc,
-		    struct sbuf *out);
+size_t tree__render(const struct model *m, const struct tree_opts *o, struct sbuf *out);
 
 #endif /* __TREE_H */

@@ -21,7 +21,7 @@ static int cmp_pid(const void *a, const void *b)
 int verify__run(const struct model *m, struct sbuf *report, struct verify_result *res)
 {
 	struct proc_stat *all;
-	struct mproc *p, *tmp;
+	struct mproc *p;
 	int n, i;
 
 	memset(res, 0, sizeof(*res));
@@ -58,7 +58,7 @@ int verify__run(const struct model *m, struct sbuf *report, struct verify_result
 		}
 	}
 	qsort(all, (size_t)n, sizeof(*all), cmp_pid);
-	HASH_ITER(hh, m->procs, p, tmp) {
+	model__for_each_proc(m, p) {
 		struct proc_stat key = { .pid = (pid_t)p->pid };
 
 		if (bsearch(&key, all, (size_t)n, sizeof(*all), cmp_pid))

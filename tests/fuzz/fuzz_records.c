@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * libFuzzer target: arbitrary bytes as a stream of ring-buffer records, fed
- * through decode, the model, signal merging, escapes and both encoders, and
- * the tree now and then. Input: repeated [u8 type][u16 length][bytes]; the
+ * through decode and the pipeline that the tracer itself uses (derived tty
+ * records, signal merging, escapes, the model), both encoders, and the tree
+ * now and then. Input: repeated [u8 type][u16 length][bytes]; the
  * record is the bytes, padded with zeros or cut to the length declared for
  * the type (so that most inputs reach past validation), or taken as is when
  * the type byte is 0xff (to exercise validation itself).
@@ -11,10 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "decode.h"
-#include "escape.h"
 #include "format.h"
-#include "model.h"
-#include "sigmerge.h"
+#include "pipeline.h"
 #include "tree.h"
 
 static struct sbuf out;
@@ -32,21 +31,31 @@ static void on_escape(void *ctx, const struct escape *e)
 	text__escape(&out, &fc, e);
 }
 
+static void on_event(void *ctx, const struct pgt_event *ev)
+{
+	json__event(&out, &fc, ev);
+	text__event(&out, &fc, ev);
+}
+
+static const struct pipeline_ops ops = {
+	.event = on_event,
+	.signal = on_cause,
+	.escape = on_escape,
+};
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct model *m = model__new();
 	struct tree_opts to = { .ascii = true };
-	struct sigmerge sm;
-	struct escapes es;
+	struct pipeline pl;
 	__u64 aligned[1024];
 	unsigned int n = 0;
 
 	if (!m)
 		return 0;
-	sigmerge__init(&sm, on_cause, NULL);
-	escapes__init(&es, on_escape, NULL);
+	pipeline__init(&pl, m, &ops, NULL);
 	while (size >= 3) {
 		unsigned int type = data[0];
 		size_t len = (size_t)data[1] | (size_t)data[2] << 8, rec;
@@ -70,25 +79,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		sbuf__reset(&out);
 		if (decode__record(aligned, rec, &ev))
 			continue;
-		if (ev.hdr->type == PGT_SIGNAL) {
-			sigmerge__add(&sm, ev.signal);
-			continue;
-		}
-		escapes__classify(&es, m, &ev);
-		model__apply(m, &ev);
-		json__event(&out, &fc, &ev);
-		text__event(&out, &fc, &ev);
-		escapes__report(&es, m, &ev);
+		pipeline__record(&pl, &ev);
 		if (++n % 8 == 0) {
-			tree__render(m, &to, &fc, &out);
-			escapes__tick(&es, m, ev.hdr->ts_ns);
+			tree__render(m, &to, &out);
+			pipeline__tick(&pl, ev.hdr->ts_ns);
+			pipeline__close_causes(&pl, ev.hdr->ts_ns);
 		}
 	}
-	sigmerge__flush(&sm, 0);
-	escapes__flush(&es, m);
-	tree__render(m, &to, &fc, &out);
-	sigmerge__free(&sm);
-	escapes__free(&es);
+	pipeline__finish(&pl);
+	tree__render(m, &to, &out);
+	pipeline__free(&pl);
 	model__free(m);
 	sbuf__free(&out);
 	return 0;

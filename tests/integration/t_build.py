@@ -25,6 +25,15 @@ t.eq(p.returncode, 0, "man: renders")
 t.eq(p.stderr, "", "man: no warnings")
 t.ok("EXIT STATUS" in p.stdout and "EXAMPLES" in p.stdout, "man: has exit status and examples")
 
+# Build outputs never enter git: nothing tracked under .output*/, no binary.
+if os.path.isdir(os.path.join(top, ".git")):
+    p = run(["git", "-C", top, "ls-files"], capture_output=True, text=True, timeout=60)
+    tracked = [f for f in p.stdout.splitlines()
+               if f.startswith(".output") or f in ("pgrptrace", "pgrptrace.skel.h")]
+    t.eq((p.returncode, tracked), (0, []), "git: no build output is tracked")
+else:
+    t.skip("git: no build output is tracked", "not a git checkout")
+
 # The dependency files list the shared header for user and BPF objects.
 for d in (".output/user/decode.d", ".output/bpf/pgrptrace.bpf.d"):
     path = os.path.join(top, d)

@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The pipeline's derived records: the tty changes the kernel makes to
+ * processes that report nothing themselves (setsid drops the caller's tty,
+ * a hangup takes it from the session, TIOCSCTTY(1) steals it from another
+ * session), as the live loop, --replay and the fuzzer all get them.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <string.h>
+#include <cmocka.h>
+#include "pipeline.h"
+#include "records.h"
+
+#define PTS1		((136 << 8) | 1)
+
+/* What the pipeline handed on: each record's type and, for ttys, its fields. */
+struct seen {
+	unsigned int n;
+	__u32 type[16];
+	struct pgt_tty tty[16];
+	unsigned int causes;
+};
+
+static void on_event(void *ctx, const struct pgt_event *ev)
+{
+	struct seen *s = ctx;
+
+	if (s->n == 16)
+		return;
+	s->type[s->n] = ev->hdr->type;
+	if (ev->hdr->type == PGT_TTY)
+		s->tty[s->n] = *ev->tty;
+	s->n++;
+}
+
+static void on_cause(void *ctx, const struct sig_cause *c)
+{
+	((struct seen *)ctx)->causes++;
+}
+
+static const struct pipeline_ops ops = { .event = on_event, .signal = on_cause };
+
+static __u64 now = 1000;
+
+static void feed(struct pipeline *pl, void *rec, __u16 type, size_t size)
+{
+	struct pgt_event ev;
+
+	as_event(rec, type, size, now++, &ev);
+	pipeline__record(pl, &ev);
+}
+
+static struct pgt_proc with_tty(struct pgt_proc p)
+{
+	p.tty_nr = PTS1;
+	p.flags |= PGT_F_HAS_TTY;
+	strncpy(p.tty, "pts/1", sizeof(p.tty) - 1);
+	return p;
+}
+
+/* A login on pts/1: bash (session 100) and a job, sleep (group 200). */
+static struct model *login(void)
+{
+	struct model *m = model__new();
+	struct pgt_snap a = { .proc = with_tty(ctx(100, 1, 100, 100, 10, "bash")) };
+	struct pgt_snap b = { .proc = with_tty(ctx(200, 100, 200, 100, 20, "sleep")) };
+	struct pgt_event ev;
+
+	assert_non_null(m);
+	as_event(&a, PGT_SNAP, sizeof(a), now++, &ev);
+	model__snapshot_add(m, ev.snap, false);
+	as_event(&b, PGT_SNAP, sizeof(b), now++, &ev);
+	model__snapshot_add(m, ev.snap, false);
+	model__snapshot_done(m);
+	return m;
+}
+
+static void test_setsid_drops_tty(void **state)
+{
+	struct model *m = login();
+	struct seen seen = {};
+	struct pipeline pl;
+	struct pgt_setsid r = { .proc = ctx(200, 100, 200, 200, 20, "sleep"), .ret = 200 };
+
+	pipeline__init(&pl, m, &ops, &seen);
+	r.old.pgid = 200;
+	r.old.sid = 100;
+	r.old.tty_nr = PTS1;
+	strcpy(r.old.tty, "pts/1");
+	feed(&pl, &r, PGT_SETSID, sizeof(r));
+	assert_int_equal(seen.n, 2);
+	assert_int_equal(seen.type[0], PGT_SETSID);
+	assert_int_equal(seen.type[1], PGT_TTY);
+	assert_int_equal(seen.tty[1].how, PGT_TTY_SETSID);
+	assert_int_equal(seen.tty[1].acquire, 0);
+	assert_int_equal(seen.tty[1].sid, 100);
+	assert_int_equal(seen.tty[1].tty_nr, PTS1);
+	assert_int_equal(seen.tty[1].session_wide, 0);
+	assert_int_equal(model__find(m, 200)->tty_nr, 0);
+	assert_int_equal(model__find(m, 100)->tty_nr, PTS1);
+	pipeline__free(&pl);
+	model__free(m);
+}
+
+static void test_hangup_clears_session(void **state)
+{
+	struct model *m = login();
+	struct seen seen = {};
+	struct pipeline pl;
+	struct pgt_signal r = { .proc = ctx(50, 2, 0, 0, 5, "kworker/0:1"), .group_id = 7,
+				.sig = 1, .scope = PGT_SCOPE_SESSION,
+				.cause = PGT_CAUSE_HANGUP, .target = 100, .nr = 1 };
+
+	pipeline__init(&pl, m, &ops, &seen);
+	r.rcpt[0].pid = r.rcpt[0].tid = 100;
+	r.rcpt[0].pgid = 100;
+	feed(&pl, &r, PGT_SIGNAL, PGT_SIGNAL_SIZE(1));
+	/* The tty goes at once; the SIGHUP itself waits for its cause to end. */
+	assert_int_equal(seen.n, 1);
+	assert_int_equal(seen.type[0], PGT_TTY);
+	assert_int_equal(seen.tty[0].how, PGT_TTY_HANGUP);
+	assert_int_equal(seen.tty[0].sid, 100);
+	assert_int_equal(seen.tty[0].session_wide, 1);
+	assert_int_equal(model__find(m, 100)->tty_nr, 0);
+	assert_int_equal(model__find(m, 200)->tty_nr, 0);
+	assert_int_equal(seen.causes, 0);
+	pipeline__finish(&pl);
+	assert_int_equal(seen.causes, 1);
+	pipeline__free(&pl);
+	model__free(m);
+}
+
+static void test_steal_reported_for_the_victim(void **state)
+{
+	struct model *m = login();
+	struct seen seen = {};
+	struct pipeline pl;
+	struct pgt_tty r = { .proc = with_tty(ctx(300, 1, 300, 300, 30, "getty")),
+			     .how = PGT_TTY_TIOCSCTTY, .acquire = 1, .tty_nr = PTS1, .sid = 300 };
+
+	pipeline__init(&pl, m, &ops, &seen);
+	strcpy(r.tty, "pts/1");
+	feed(&pl, &r, PGT_TTY, sizeof(r));
+	assert_int_equal(seen.n, 2);
+	assert_int_equal(seen.tty[0].how, PGT_TTY_STOLEN);
+	assert_int_equal(seen.tty[0].sid, 100);
+	assert_int_equal(seen.tty[0].session_wide, 1);
+	assert_int_equal(seen.tty[1].how, PGT_TTY_TIOCSCTTY);
+	assert_int_equal(model__find(m, 100)->tty_nr, 0);
+	assert_int_equal(model__find(m, 200)->tty_nr, 0);
+	pipeline__free(&pl);
+	model__free(m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_setsid_drops_tty),
+		cmocka_unit_test(test_hangup_clears_session),
+		cmocka_unit_test(test_steal_reported_for_the_victim),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The one path of a decoded record: the kernel's side effects that no
+ * record reports (derived tty events), signal merging, escapes and the
+ * model, then the outputs, in that order. The live loop, the snapshot
+ * queue, --replay, the fuzzer and the unit tests all feed records here.
+ */
+#ifndef __PIPELINE_H
+#define __PIPELINE_H
+
+#include "decode.h"
+#include "escape.h"
+#include "model.h"
+#include "sigmerge.h"
+
+/* Where the pipeline's results go; any may be NULL. */
+struct pipeline_ops {
+	/* A record (derived ones included), once the model has it. */
+	void (*event)(void *ctx, const struct pgt_event *ev);
+	/* A whole signal cause. */
+	void (*signal)(void *ctx, const struct sig_cause *c);
+	void (*escape)(void *ctx, const struct escape *e);
+};
+
+struct pipeline {
+	struct model *model;		/* not owned */
+	struct sigmerge sigs;		/* signal causes being assembled */
+	struct escapes escapes;		/* escape detection */
+	unsigned int skip_type;		/* testing aid: this type skips the model */
+	const struct pipeline_ops *ops;
+	void *ctx;
+};
+
+void pipeline__init(struct pipeline *pl, struct model *m, const struct pipeline_ops *ops,
+		    void *ctx);
+void pipeline__free(struct pipeline *pl);
+
+/* One record, and the derived records it implies. */
+void pipeline__record(struct pipeline *pl, struct pgt_event *ev);
+
+/* Held escapes that fall due by @now_ns. */
+void pipeline__tick(struct pipeline *pl, __u64 now_ns);
+/* Signal causes outside a syscall with no record since @before_ns are complete. */
+void pipeline__close_causes(struct pipeline *pl, __u64 before_ns);
+/* The end of the stream: every open cause and held escape. */
+void pipeline__finish(struct pipeline *pl);
+/* The seq of the first record of the oldest open signal cause, or (__u64)-1. */
+__u64 pipeline__oldest_open(const struct pipeline *pl);
+
+#endif /* __PIPELINE_H */
