@@ -495,6 +495,68 @@ static void quiet_point(void)
  * kill(0) and kill(-pgid) from an unprivileged sender to a group of three,
  * one of which belongs to another uid and is refused.
  */
+/*
+ * The kill family, each call once, SIGUSR1 to a child that answers on a pipe
+ * when its handler has run: kill, tkill, tgkill, rt_sigqueueinfo and
+ * pidfd_send_signal (the syscalls themselves, whatever libc wraps).
+ */
+static int ack_fd = -1;
+
+static void on_usr_ack(int sig)
+{
+	if (write(ack_fd, "a", 1) != 1)
+		_exit(103);
+}
+
+static int scenario_killfamily(void)
+{
+	int ack[2], pidfd;
+	siginfo_t si = {};
+	pid_t c;
+	char ch;
+	int i;
+
+	if (pipe(ack))
+		die("pipe");
+	c = xfork();
+	if (c == 0) {
+		struct sigaction sa = { .sa_handler = on_usr_ack };
+
+		ack_fd = ack[1];
+		sigaction(SIGUSR1, &sa, NULL);
+		if (write(ack[1], "r", 1) != 1)
+			_exit(101);
+		for (;;)
+			pause();
+	}
+	if (read(ack[0], &ch, 1) != 1)		/* its handler is in place */
+		die("child");
+	pidfd = (int)syscall(SYS_pidfd_open, c, 0);
+	si.si_signo = SIGUSR1;
+	si.si_code = SI_QUEUE;
+	si.si_pid = getpid();
+	si.si_uid = getuid();
+	fact("{\"what\":\"killfamily\",\"sender\":%d,\"child\":%d,\"pidfd\":%s}",
+	     getpid(), c, pidfd >= 0 ? "true" : "false");
+	for (i = 0; i < 5; i++) {
+		long r = -1;
+
+		switch (i) {
+		case 0: r = kill(c, SIGUSR1); break;
+		case 1: r = syscall(SYS_tkill, c, SIGUSR1); break;
+		case 2: r = syscall(SYS_tgkill, c, c, SIGUSR1); break;
+		case 3: r = syscall(SYS_rt_sigqueueinfo, c, SIGUSR1, &si); break;
+		case 4: r = pidfd >= 0 ? syscall(SYS_pidfd_send_signal, pidfd, SIGUSR1, NULL, 0) : -1;
+			break;
+		}
+		if (r == 0 && read(ack[0], &ch, 1) != 1)	/* handled before the next */
+			die("ack");
+	}
+	kill(c, SIGKILL);
+	xwait(c);
+	return 0;
+}
+
 static int scenario_killgroup(void)
 {
 	int go[2], done[2], ready[2];
@@ -930,6 +992,8 @@ int main(int argc, char **argv)
 		return scenario_tree();
 	if (argc == 2 && !strcmp(argv[1], "killgroup"))
 		return scenario_killgroup();
+	if (argc == 2 && !strcmp(argv[1], "killfamily"))
+		return scenario_killfamily();
 	if (argc == 2 && !strcmp(argv[1], "killall_ns"))
 		return scenario_killall_ns();
 	if (argc == 2 && !strcmp(argv[1], "ctty"))

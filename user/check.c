@@ -19,75 +19,6 @@
 #define VMLINUX_BTF	"/sys/kernel/btf/vmlinux"
 #define TRACEFS		"/sys/kernel/tracing"
 
-/* Where each event kind is hooked at each level, and what a level loses. */
-struct hook_row {
-	const char *event;
-	const char *at[HOOK_LEVELS];
-	const char *loses[HOOK_LEVELS];	/* against the level above; NULL: nothing */
-	int sys;			/* enum sys_hook + 1: the loader says where */
-};
-
-/* What the syscall tracepoints cost against fentry/fexit. */
-#define SYSCALL_TP_LOSS \
-	"nothing traced, but every syscall of every task takes the slow path while a " \
-	"syscall tracepoint is attached"
-
-static const struct hook_row rows[] = {
-	{ .event = "fork",
-	  .at = { "tp_btf/sched_process_fork", "tp_btf/sched_process_fork",
-		  "raw_tp/sched_process_fork", "tracepoint/sched/sched_process_fork" },
-	  .loses = { NULL, NULL, NULL,
-		     "the child is found on its parent's lists; a fork racing another by the same "
-		     "parent can be missed" } },
-	{ .event = "exec",
-	  .at = { "tp_btf/sched_process_exec", "tp_btf/sched_process_exec",
-		  "raw_tp/sched_process_exec", "tracepoint/sched/sched_process_exec" },
-	  .loses = { NULL } },
-	{ .event = "exit, reparent",
-	  .at = { "tp_btf/sched_process_exit", "tp_btf/sched_process_exit",
-		  "raw_tp/sched_process_exit", "tracepoint/sched/sched_process_exit" },
-	  .loses = { NULL } },
-	{ .event = "reap",
-	  .at = { "tp_btf/sched_process_free", "tp_btf/sched_process_free",
-		  "raw_tp/sched_process_free", "tracepoint/sched/sched_process_free" },
-	  .loses = { NULL, NULL, NULL,
-		     "no start time: a reap is applied only to a process seen exiting" } },
-	{ .event = "tty lost by an exiting leader",
-	  .at = { "fentry/disassociate_ctty", "tp_btf/sched_process_exit",
-		  "raw_tp/sched_process_exit", "tracepoint/sched/sched_process_exit" },
-	  .loses = { NULL, "predicted at exit, just before the kernel does it", NULL, NULL } },
-	{ .event = "signal",
-	  .at = { "tp_btf/signal_generate", "tp_btf/signal_generate", "raw_tp/signal_generate",
-		  "tracepoint/signal/signal_generate" },
-	  .loses = { NULL, NULL, NULL,
-		     "the recipient is looked up by pid; one already gone is missed" } },
-	{ .event = "cgroup",
-	  .at = { "tp_btf/cgroup_attach_task", "tp_btf/cgroup_attach_task",
-		  "raw_tp/cgroup_attach_task", "tracepoint/cgroup/cgroup_attach_task" },
-	  .loses = { NULL, NULL, NULL,
-		     "the task is looked up by pid; one already gone is missed" } },
-	/* The syscalls: fentry/fexit at the fentry level where BTF has the functions. */
-	{ .event = "setsid, setpgid, subreaper",
-	  .loses = { NULL, SYSCALL_TP_LOSS }, .sys = SYS_HOOK_GROUPS + 1 },
-	{ .event = "tty acquire, release, foreground",
-	  .loses = { NULL, SYSCALL_TP_LOSS }, .sys = SYS_HOOK_TTY + 1 },
-	{ .event = "signal causes (kill family)",
-	  .loses = { NULL, SYSCALL_TP_LOSS }, .sys = SYS_HOOK_KILL + 1 },
-};
-
-/* Where @r is hooked at @level; *@missing: what kept a syscall's tracepoints at fentry. */
-static const char *row_at(const struct hook_row *r, int level, const char **missing)
-{
-	const char *dummy;
-
-	if (!missing)
-		missing = &dummy;
-	*missing = NULL;
-	if (r->sys)
-		return loader__sys_hook(r->sys - 1, level, missing);
-	return r->at[level];
-}
-
 static const char *const config_keys[] = {
 	"CONFIG_BPF_SYSCALL", "CONFIG_DEBUG_INFO_BTF", "CONFIG_BPF_EVENTS", "CONFIG_FTRACE_SYSCALLS",
 	"CONFIG_UPROBE_EVENTS", "CONFIG_KPROBE_EVENTS", "CONFIG_FUNCTION_TRACER",
@@ -106,6 +37,8 @@ struct facts {
 	char level_why[HOOK_LEVELS][256];
 	bool has_iter;
 	struct loader_features feat;
+	struct hook_row rows[MAX_HOOK_ROWS];	/* from the loader, after the probes */
+	int nrows;
 	int best;			/* -1: none */
 };
 
@@ -213,6 +146,9 @@ static void gather(const struct opts *o, struct facts *f)
 			f->has_iter = iter;
 		}
 	}
+	f->nrows = loader__hook_rows(f->rows, MAX_HOOK_ROWS);
+	if (f->nrows < 0)
+		f->nrows = 0;
 }
 
 /* The first level at or below @from that works, or -1. */
@@ -229,7 +165,7 @@ static int fallback_of(const struct facts *f, const struct hook_row *r)
 {
 	int fb = next_ok(f, f->best + 1);
 
-	while (fb >= 0 && !strcmp(row_at(r, fb, NULL), row_at(r, f->best, NULL)))
+	while (fb >= 0 && !strcmp(r->at[fb], r->at[f->best]))
 		fb = next_ok(f, fb + 1);
 	return fb;
 }
@@ -296,12 +232,13 @@ static void print_text(const struct opts *o, const struct facts *f)
 	if (f->best < 0)
 		goto verdict;
 	printf("\nevents:\n");
-	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
-		const struct hook_row *r = &rows[i];
+	for (i = 0; i < (size_t)f->nrows; i++) {
+		const struct hook_row *r = &f->rows[i];
+		const char *missing = f->best == HOOK_FENTRY ? r->fentry_missing : NULL;
 		int fb = fallback_of(f, r);
-		const char *loss, *missing;
+		const char *loss;
 
-		printf("  %s\n    uses      %s\n", r->event, row_at(r, f->best, &missing));
+		printf("  %s\n    uses      %s\n", r->event, r->at[f->best]);
 		if (missing)
 			printf("    why       fentry would need %s, which this kernel's BTF lacks\n",
 			       missing);
@@ -310,7 +247,7 @@ static void print_text(const struct opts *o, const struct facts *f)
 			continue;
 		}
 		loss = fallback_loss(r, f->best, fb);
-		printf("    fallback  %s, losing %s\n", row_at(r, fb, NULL), loss ?: "nothing");
+		printf("    fallback  %s, losing %s\n", r->at[fb], loss ?: "nothing");
 	}
 verdict:
 	if (f->best >= 0)
@@ -382,19 +319,20 @@ static void print_json(const struct opts *o, const struct facts *f)
 		sbuf__puts(&sb, "null");
 	}
 	sbuf__puts(&sb, ",\"events\":[");
-	for (i = 0; f->best >= 0 && i < sizeof(rows) / sizeof(rows[0]); i++) {
-		const struct hook_row *r = &rows[i];
+	for (i = 0; f->best >= 0 && i < (size_t)f->nrows; i++) {
+		const struct hook_row *r = &f->rows[i];
+		const char *missing = f->best == HOOK_FENTRY ? r->fentry_missing : NULL;
 		int fb = fallback_of(f, r);
-		const char *loss, *missing;
+		const char *loss;
 
 		sbuf__puts(&sb, i ? ",{" : "{");
 		json_kv(&sb, "event", r->event);
 		sbuf__putc(&sb, ',');
-		json_kv(&sb, "hook", row_at(r, f->best, &missing));
+		json_kv(&sb, "hook", r->at[f->best]);
 		sbuf__printf(&sb, ",\"level\":\"%s\",", loader__level_name(f->best));
 		json_kv(&sb, "fentry_missing", missing);
 		sbuf__putc(&sb, ',');
-		json_kv(&sb, "fallback", fb >= 0 ? row_at(r, fb, NULL) : NULL);
+		json_kv(&sb, "fallback", fb >= 0 ? r->at[fb] : NULL);
 		sbuf__putc(&sb, ',');
 		json_kv(&sb, "fallback_level", fb >= 0 ? loader__level_name(fb) : NULL);
 		loss = fb >= 0 ? fallback_loss(r, f->best, fb) : NULL;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -387,33 +388,130 @@ const char *loader__sys_hook(enum sys_hook h, enum hook_level level, const char 
 	return sys_hook_names[h].tp;
 }
 
-/* Which program of each triple a level uses; fentry adds to tp_btf. */
+/* A program of the skeleton, by its place in struct pgrptrace_bpf. */
+#define PROG(name)	offsetof(struct pgrptrace_bpf, progs.name)
+#define PROGS3(name)	{ PROG(name), PROG(name), PROG(name##_raw), PROG(name##_tp) }
+
+static struct bpf_program *prog_at(struct pgrptrace_bpf *skel, size_t off)
+{
+	return *(struct bpf_program **)((char *)skel + off);
+}
+
+/* What the syscall tracepoints cost against fentry/fexit. */
+#define SYSCALL_TP_LOSS \
+	"nothing traced, but every syscall of every task takes the slow path while a " \
+	"syscall tracepoint is attached"
+
+/*
+ * Each kind of event: the program each level uses, and what a level loses
+ * against the one above it. select_level() enables these programs, and
+ * --check names them (loader__hook_rows()). The syscalls' programs are
+ * chosen per group (sys_hook_progs()).
+ */
+static const struct hook_def {
+	const char *event;
+	size_t prog[HOOK_LEVELS];		/* PROG(); 0: a syscall group */
+	const char *loses[HOOK_LEVELS];		/* NULL: nothing */
+	int sys;				/* enum sys_hook + 1 */
+} hook_defs[] = {
+	{ .event = "fork", .prog = PROGS3(sched_process_fork),
+	  .loses = { [HOOK_TRACEPOINT] = "the child is found on its parent's lists; a fork racing "
+					 "another by the same parent can be missed" } },
+	{ .event = "exec", .prog = PROGS3(sched_process_exec) },
+	{ .event = "exit, reparent", .prog = PROGS3(sched_process_exit) },
+	{ .event = "reap", .prog = PROGS3(sched_process_free),
+	  .loses = { [HOOK_TRACEPOINT] = "no start time: a reap is applied only to a process seen "
+					 "exiting" } },
+	{ .event = "tty lost by an exiting leader",
+	  .prog = { PROG(disassociate_ctty), PROG(sched_process_exit), PROG(sched_process_exit_raw),
+		    PROG(sched_process_exit_tp) },
+	  .loses = { [HOOK_TP_BTF] = "predicted at exit, just before the kernel does it" } },
+	{ .event = "signal", .prog = PROGS3(signal_generate),
+	  .loses = { [HOOK_TRACEPOINT] = "the recipient is looked up by pid; one already gone is "
+					 "missed" } },
+	{ .event = "cgroup", .prog = PROGS3(cgroup_attach_task),
+	  .loses = { [HOOK_TRACEPOINT] = "the task is looked up by pid; one already gone is "
+					 "missed" } },
+	{ .event = "setsid, setpgid, subreaper", .sys = SYS_HOOK_GROUPS + 1,
+	  .loses = { [HOOK_TP_BTF] = SYSCALL_TP_LOSS } },
+	{ .event = "tty acquire, release, foreground", .sys = SYS_HOOK_TTY + 1,
+	  .loses = { [HOOK_TP_BTF] = SYSCALL_TP_LOSS } },
+	{ .event = "signal causes (kill family)", .sys = SYS_HOOK_KILL + 1,
+	  .loses = { [HOOK_TP_BTF] = SYSCALL_TP_LOSS } },
+};
+
+#define NHOOKS	(sizeof(hook_defs) / sizeof(hook_defs[0]))
+
+/* A program's attach point as --check names it: classic tracepoints in full. */
+static void hook_name(const struct bpf_program *prog, char *buf, size_t len)
+{
+	const char *sec = bpf_program__section_name(prog);
+
+	if (!strncmp(sec, "tp/", 3))
+		snprintf(buf, len, "tracepoint/%s", sec + 3);
+	else
+		snprintf(buf, len, "%s", sec);
+}
+
+int loader__hook_rows(struct hook_row *rows, int max)
+{
+	static char names[NHOOKS][HOOK_LEVELS][96];
+	static bool named;
+	struct pgrptrace_bpf *skel;
+	const char *missing;
+	int i, l;
+
+	if (!named) {
+		skel = pgrptrace_bpf__open();
+		if (!skel)
+			return -errno;
+		for (i = 0; i < (int)NHOOKS; i++)
+			for (l = 0; l < HOOK_LEVELS && hook_defs[i].prog[l]; l++)
+				hook_name(prog_at(skel, hook_defs[i].prog[l]), names[i][l],
+					  sizeof(names[i][l]));
+		pgrptrace_bpf__destroy(skel);
+		named = true;
+	}
+	for (i = 0; i < (int)NHOOKS && i < max; i++) {
+		const struct hook_def *d = &hook_defs[i];
+		struct hook_row *r = &rows[i];
+
+		memset(r, 0, sizeof(*r));
+		r->event = d->event;
+		for (l = 0; l < HOOK_LEVELS; l++) {
+			r->loses[l] = d->loses[l];
+			if (!d->sys) {
+				r->at[l] = names[i][l];
+				continue;
+			}
+			r->at[l] = loader__sys_hook(d->sys - 1, l, &missing);
+			if (l == HOOK_FENTRY)
+				r->fentry_missing = missing;
+		}
+	}
+	return i;
+}
+
+/* The programs of @level, from hook_defs: the syscall groups and fentry aside. */
 static void select_level(struct pgrptrace_bpf *skel, enum hook_level level)
 {
-	struct {
-		struct bpf_program *btf, *raw, *tp;
-	} sets[] = {
-		{ skel->progs.sched_process_fork, skel->progs.sched_process_fork_raw,
-		  skel->progs.sched_process_fork_tp },
-		{ skel->progs.sched_process_exec, skel->progs.sched_process_exec_raw,
-		  skel->progs.sched_process_exec_tp },
-		{ skel->progs.sched_process_exit, skel->progs.sched_process_exit_raw,
-		  skel->progs.sched_process_exit_tp },
-		{ skel->progs.sched_process_free, skel->progs.sched_process_free_raw,
-		  skel->progs.sched_process_free_tp },
-		{ skel->progs.signal_generate, skel->progs.signal_generate_raw,
-		  skel->progs.signal_generate_tp },
-		{ skel->progs.cgroup_attach_task, skel->progs.cgroup_attach_task_raw,
-		  skel->progs.cgroup_attach_task_tp },
-	};
 	struct bpf_program *tp[MAX_SYS_PROGS], *fe[MAX_SYS_PROGS];
 	size_t i;
-	int h, j;
+	int h, j, l;
 
-	for (i = 0; i < sizeof(sets) / sizeof(sets[0]); i++) {
-		bpf_program__set_autoload(sets[i].btf, level <= HOOK_TP_BTF);
-		bpf_program__set_autoload(sets[i].raw, level == HOOK_RAW_TP);
-		bpf_program__set_autoload(sets[i].tp, level == HOOK_TRACEPOINT);
+	/* Off first: one program serves several levels (tp_btf's below fentry). */
+	for (i = 0; i < NHOOKS; i++)
+		for (l = 0; l < HOOK_LEVELS && hook_defs[i].prog[l]; l++)
+			bpf_program__set_autoload(prog_at(skel, hook_defs[i].prog[l]), false);
+	for (i = 0; i < NHOOKS; i++) {
+		const struct hook_def *d = &hook_defs[i];
+
+		if (!d->prog[level])
+			continue;
+		bpf_program__set_autoload(prog_at(skel, d->prog[level]), true);
+		/* Above tp_btf the tp_btf programs stay: fentry adds to them. */
+		if (level == HOOK_FENTRY)
+			bpf_program__set_autoload(prog_at(skel, d->prog[HOOK_TP_BTF]), true);
 	}
 	/* Without bpf_loop(), the exit programs' bounded-loop twins. */
 	{
@@ -447,7 +545,6 @@ static void select_level(struct pgrptrace_bpf *skel, enum hook_level level)
 				fentry ? sys_hook_names[h].fentry : sys_hook_names[h].tp,
 				fentry ? "" : ": fentry would need ", fentry ? "" : sys_hooks[h].missing);
 	}
-	bpf_program__set_autoload(skel->progs.disassociate_ctty, level == HOOK_FENTRY);
 	skel->rodata->leader_tty_at_fentry = level == HOOK_FENTRY;
 }
 

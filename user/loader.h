@@ -83,6 +83,19 @@ int loader__probe(const struct loader_cfg *cfg, enum hook_level level, char *why
  * tracepoints (else NULL).
  */
 const char *loader__sys_hook(enum sys_hook h, enum hook_level level, const char **missing);
+/* Where one kind of event is hooked at each level, and what a level loses. */
+struct hook_row {
+	const char *event;
+	const char *at[HOOK_LEVELS];
+	const char *loses[HOOK_LEVELS];	/* against the level above; NULL: nothing */
+	const char *fentry_missing;	/* kept its syscall tracepoints: the function BTF lacks */
+};
+#define MAX_HOOK_ROWS	16
+/*
+ * The kinds of event and their hooks, from the table select_level() enables
+ * (syscall groups as decided by the last fentry load); their number, or -errno.
+ */
+int loader__hook_rows(struct hook_row *rows, int max);
 /* Make tracefs available for the syscall tracepoints (mounting it if needed). */
 int loader__tracefs(struct loader *l);
 

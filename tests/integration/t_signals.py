@@ -1,10 +1,11 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 """Signals as causal records and controlling-tty changes, from real
-workloads: group kills with a refused recipient, kill(-1) in a private pid
-namespace, an orphaned group with a stopped job, and TIOCSCTTY, TIOCNOTTY, a
-forced steal and a session leader exiting with a foreground job, with the
-model checked against /proc at quiet points."""
+workloads: each call of the kill family (kill, tkill, tgkill,
+rt_sigqueueinfo, pidfd_send_signal), group kills with a refused recipient,
+kill(-1) in a private pid namespace, an orphaned group with a stopped job,
+and TIOCSCTTY, TIOCNOTTY, a forced steal and a session leader exiting with a
+foreground job, with the model checked against /proc at quiet points."""
 import os
 import signal
 import sys
@@ -41,6 +42,24 @@ if t.ok(f, "killgroup: workload ran"):
             t.ok(all(x["result"] == "delivered" for x in e["recipients"]),
                  "%s: delivered" % how)
             t.ok(not e["fatal"], "%s: handled, not fatal" % how)
+
+# Each call of the kill family is one record, its scope and target as the call
+# named them (tkill's thread and a pidfd name no process: the recipient's).
+# At the fentry level these are fentry/fexit on the syscall functions.
+r = run_tracer(["--json", "--signals=all", "--"] + workload("killfamily"))
+f = r.fact("killfamily")
+if t.ok(f, "kill family: workload ran"):
+    f = f[0]
+    ev = [e for e in sigs(r, "SIGUSR1", "kill") if e["process"]["pid"] == f["sender"]]
+    want = [("kill", "process", f["child"]), ("tkill", "thread", f["child"]),
+            ("tgkill", "thread", f["child"]), ("rt_sigqueueinfo", "process", f["child"])]
+    if f["pidfd"]:
+        want.append(("pidfd_send_signal", "process", f["child"]))
+    t.eq([e["scope"] for e in ev], [w[1] for w in want], "kill family: one record per call")
+    for (call, scope, target), e in zip(want, ev):
+        t.eq((e["scope"], e["target"], rcpts(e), e["fatal"]),
+             (scope, target, [f["child"]], False),
+             "kill family: %s: scope, target, recipient" % call)
 
 # A group kill that reaches nobody keeps its target: a group that cannot
 # exist (ESRCH: one past PID_MAX_LIMIT, 4194304 on 64-bit, so no process of
