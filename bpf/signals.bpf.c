@@ -33,6 +33,7 @@ struct siggrp {
 	__u32 sig;
 	__u32 cause;
 	__s32 last;	/* the last recipient's tgid */
+	__s32 target;	/* the group or session it was aimed at */
 };
 
 struct {
@@ -364,15 +365,21 @@ static __always_inline int handle_signal(int sig, int code, struct task_struct *
 	 * signal per process, back to back on this task: those are one
 	 * record. A signal aimed at one process, or a second one to the same
 	 * recipient, is a new operation however soon it comes (a 1 kHz
-	 * timer's SIGALRMs, interrupts landing on the same task).
+	 * timer's SIGALRMs, interrupts landing on the same task). Back to
+	 * back means within 1 ms, except in a task's own exit (an orphaned
+	 * group's SIGHUP, an exiting leader's tty): it exits once, and a vCPU
+	 * that the host deschedules mid-loop (seen under qemu) stalls longer.
 	 */
 	now = bpf_ktime_get_boot_ns();
 	g = bpf_map_lookup_elem(&siggrp, &tid);
-	if (!g || g->sig != (__u32)sig || g->cause != cause || now - g->ts > 1000000 ||
+	if (!g || g->sig != (__u32)sig || g->cause != cause ||
+	    (now - g->ts > 1000000 &&
+	     !((BPF_CORE_READ(cur, flags) & PF_EXITING) && g->target == target)) ||
 	    scope == PGT_SCOPE_PROCESS || g->last == BPF_CORE_READ(t, tgid)) {
 		ng.id = pgt_next(&sig_group_next);
 		ng.sig = sig;
 		ng.cause = cause;
+		ng.target = target;
 		ng.ts = now;
 		bpf_map_update_elem(&siggrp, &tid, &ng, BPF_ANY);
 		g = bpf_map_lookup_elem(&siggrp, &tid);
