@@ -306,45 +306,42 @@ static struct {
 
 #define MAX_SYS_PROGS	10
 
-/* The programs of syscall hook @h: its tracepoints in @tp, its fentry twins in @fe. */
-static void sys_hook_progs(struct pgrptrace_bpf *skel, enum sys_hook h,
-			   struct bpf_program *tp[MAX_SYS_PROGS], struct bpf_program *fe[MAX_SYS_PROGS])
-{
-	__typeof__(skel->progs) *p = &skel->progs;	/* anonymous in bpftool 7.1 */
+/* A program of the skeleton, by its place in struct pgrptrace_bpf. */
+#define PROG(name)	offsetof(struct pgrptrace_bpf, progs.name)
 
-	memset(tp, 0, MAX_SYS_PROGS * sizeof(*tp));
-	memset(fe, 0, MAX_SYS_PROGS * sizeof(*fe));
-	switch (h) {
-	case SYS_HOOK_GROUPS:
-		memcpy(tp, (struct bpf_program *[]){ p->sys_enter_setsid, p->sys_exit_setsid,
-			p->sys_enter_setpgid, p->sys_exit_setpgid, p->sys_enter_prctl,
-			p->sys_exit_prctl }, 6 * sizeof(*tp));
-		memcpy(fe, (struct bpf_program *[]){ p->fentry_setsid, p->fexit_setsid,
-			p->fentry_setpgid, p->fexit_setpgid, p->fexit_prctl }, 5 * sizeof(*fe));
-		break;
-	case SYS_HOOK_TTY:
-		memcpy(tp, (struct bpf_program *[]){ p->sys_enter_ioctl, p->sys_exit_ioctl,
-			p->sys_enter_openat, p->sys_exit_openat, p->sys_enter_openat2,
-			p->sys_exit_openat2 }, 6 * sizeof(*tp));
-		memcpy(fe, (struct bpf_program *[]){ p->fentry_tty_ioctl, p->fexit_tty_ioctl,
-			p->fentry_tty_open, p->fexit_tty_open }, 4 * sizeof(*fe));
-		break;
-	case SYS_HOOK_KILL:
-		memcpy(tp, (struct bpf_program *[]){ p->sys_enter_kill, p->sys_exit_kill,
-			p->sys_enter_tkill, p->sys_exit_tkill, p->sys_enter_tgkill,
-			p->sys_exit_tgkill, p->sys_enter_rt_sigqueueinfo, p->sys_exit_rt_sigqueueinfo,
-			p->sys_enter_pidfd_send_signal, p->sys_exit_pidfd_send_signal },
-		       10 * sizeof(*tp));
-		memcpy(fe, (struct bpf_program *[]){ p->fentry_kill, p->fexit_kill,
-			p->fentry_tkill, p->fexit_tkill, p->fentry_tgkill, p->fexit_tgkill,
-			p->fentry_rt_sigqueueinfo, p->fexit_rt_sigqueueinfo,
-			p->fentry_pidfd_send_signal, p->fexit_pidfd_send_signal },
-		       10 * sizeof(*fe));
-		break;
-	default:
-		break;
-	}
+static struct bpf_program *prog_at(struct pgrptrace_bpf *skel, size_t off)
+{
+	return *(struct bpf_program **)((char *)skel + off);
 }
+
+/* Each syscall hook's programs: its tracepoints, and its fentry twins (0 ends a list). */
+static const struct {
+	size_t tp[MAX_SYS_PROGS];
+	size_t fe[MAX_SYS_PROGS];
+} sys_progs[SYS_HOOKS] = {
+	[SYS_HOOK_GROUPS] = {
+		{ PROG(sys_enter_setsid), PROG(sys_exit_setsid), PROG(sys_enter_setpgid),
+		  PROG(sys_exit_setpgid), PROG(sys_enter_prctl), PROG(sys_exit_prctl) },
+		{ PROG(fentry_setsid), PROG(fexit_setsid), PROG(fentry_setpgid),
+		  PROG(fexit_setpgid), PROG(fexit_prctl) },
+	},
+	[SYS_HOOK_TTY] = {
+		{ PROG(sys_enter_ioctl), PROG(sys_exit_ioctl), PROG(sys_enter_openat),
+		  PROG(sys_exit_openat), PROG(sys_enter_openat2), PROG(sys_exit_openat2) },
+		{ PROG(fentry_tty_ioctl), PROG(fexit_tty_ioctl), PROG(fentry_tty_open),
+		  PROG(fexit_tty_open) },
+	},
+	[SYS_HOOK_KILL] = {
+		{ PROG(sys_enter_kill), PROG(sys_exit_kill), PROG(sys_enter_tkill),
+		  PROG(sys_exit_tkill), PROG(sys_enter_tgkill), PROG(sys_exit_tgkill),
+		  PROG(sys_enter_rt_sigqueueinfo), PROG(sys_exit_rt_sigqueueinfo),
+		  PROG(sys_enter_pidfd_send_signal), PROG(sys_exit_pidfd_send_signal) },
+		{ PROG(fentry_kill), PROG(fexit_kill), PROG(fentry_tkill), PROG(fexit_tkill),
+		  PROG(fentry_tgkill), PROG(fexit_tgkill), PROG(fentry_rt_sigqueueinfo),
+		  PROG(fexit_rt_sigqueueinfo), PROG(fentry_pidfd_send_signal),
+		  PROG(fexit_pidfd_send_signal) },
+	},
+};
 
 /*
  * Whether the kernel's BTF has every function that syscall hook @h's fentry
@@ -353,7 +350,6 @@ static void sys_hook_progs(struct pgrptrace_bpf *skel, enum sys_hook h,
  */
 static bool sys_hook_fentry_ok(struct pgrptrace_bpf *skel, enum sys_hook h)
 {
-	struct bpf_program *tp[MAX_SYS_PROGS], *fe[MAX_SYS_PROGS];
 	struct btf *vmlinux = kernel_btf();
 	const char *sec, *fn;
 	int i;
@@ -361,9 +357,8 @@ static bool sys_hook_fentry_ok(struct pgrptrace_bpf *skel, enum sys_hook h)
 	if (sys_hooks[h].decided)
 		return sys_hooks[h].fentry;
 	sys_hooks[h].decided = true;
-	sys_hook_progs(skel, h, tp, fe);
-	for (i = 0; i < MAX_SYS_PROGS && fe[i]; i++) {
-		sec = bpf_program__section_name(fe[i]);
+	for (i = 0; i < MAX_SYS_PROGS && sys_progs[h].fe[i]; i++) {
+		sec = bpf_program__section_name(prog_at(skel, sys_progs[h].fe[i]));
 		fn = strchr(sec, '/');
 		fn = fn ? fn + 1 : sec;
 		if (!vmlinux || btf__find_by_name_kind(vmlinux, fn, BTF_KIND_FUNC) < 0) {
@@ -388,14 +383,7 @@ const char *loader__sys_hook(enum sys_hook h, enum hook_level level, const char 
 	return sys_hook_names[h].tp;
 }
 
-/* A program of the skeleton, by its place in struct pgrptrace_bpf. */
-#define PROG(name)	offsetof(struct pgrptrace_bpf, progs.name)
 #define PROGS3(name)	{ PROG(name), PROG(name), PROG(name##_raw), PROG(name##_tp) }
-
-static struct bpf_program *prog_at(struct pgrptrace_bpf *skel, size_t off)
-{
-	return *(struct bpf_program **)((char *)skel + off);
-}
 
 /* What the syscall tracepoints cost against fentry/fexit. */
 #define SYSCALL_TP_LOSS \
@@ -406,7 +394,7 @@ static struct bpf_program *prog_at(struct pgrptrace_bpf *skel, size_t off)
  * Each kind of event: the program each level uses, and what a level loses
  * against the one above it. select_level() enables these programs, and
  * --check names them (loader__hook_rows()). The syscalls' programs are
- * chosen per group (sys_hook_progs()).
+ * chosen per group (sys_progs).
  */
 static const struct hook_def {
 	const char *event;
@@ -495,7 +483,6 @@ int loader__hook_rows(struct hook_row *rows, int max)
 /* The programs of @level, from hook_defs: the syscall groups and fentry aside. */
 static void select_level(struct pgrptrace_bpf *skel, enum hook_level level)
 {
-	struct bpf_program *tp[MAX_SYS_PROGS], *fe[MAX_SYS_PROGS];
 	size_t i;
 	int h, j, l;
 
@@ -533,12 +520,11 @@ static void select_level(struct pgrptrace_bpf *skel, enum hook_level level)
 	for (h = 0; h < SYS_HOOKS; h++) {
 		bool fentry = level == HOOK_FENTRY && sys_hook_fentry_ok(skel, h);
 
-		sys_hook_progs(skel, h, tp, fe);
 		for (j = 0; j < MAX_SYS_PROGS; j++) {
-			if (tp[j])
-				bpf_program__set_autoload(tp[j], !fentry);
-			if (fe[j])
-				bpf_program__set_autoload(fe[j], fentry);
+			if (sys_progs[h].tp[j])
+				bpf_program__set_autoload(prog_at(skel, sys_progs[h].tp[j]), !fentry);
+			if (sys_progs[h].fe[j])
+				bpf_program__set_autoload(prog_at(skel, sys_progs[h].fe[j]), fentry);
 		}
 		if (verbosity && level == HOOK_FENTRY)
 			fprintf(stderr, "pgrptrace: %s%s%s\n",
