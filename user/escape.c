@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <stdlib.h>
 #include <string.h>
+#include <uthash.h>
 #include "escape.h"
 
 /* How long a login's processes may take to die after its leader did. */
@@ -27,6 +28,19 @@ struct outlive_check {
 	struct outlive_check *next;
 };
 
+/*
+ * What this module has already said about a process, so that it says it
+ * once. Kept by (pid, start), apart from the model: a mark whose process the
+ * model no longer has is pruned by escapes__tick().
+ */
+struct mark {
+	__u32 pid;		/* hash key */
+	__u64 start_ns;
+	bool left_pgrp;		/* reported as leaving its home group */
+	bool outlived;		/* reported as outliving its login */
+	UT_hash_handle hh;
+};
+
 static const char *const kind_names[] = {
 	[ESC_SETSID] = "setsid",	   [ESC_PGRP] = "pgrp",
 	[ESC_REPARENT] = "reparent",	   [ESC_DAEMONIZE] = "daemonize",
@@ -39,31 +53,51 @@ const char *escape__kind_name(enum escape_kind kind)
 	return kind > 0 && kind <= ESC_PIDNS ? kind_names[kind] : "?";
 }
 
+/* @p's mark; created when @create, else NULL if it has none. */
+static struct mark *mark_of(struct escapes *es, const struct mproc *p, bool create)
+{
+	struct mark *k;
+
+	HASH_FIND(hh, es->marks, &p->ctx.pid, sizeof(p->ctx.pid), k);
+	if (k && k->start_ns != p->ctx.start_ns) {	/* an older process's */
+		HASH_DEL(es->marks, k);
+		free(k);
+		k = NULL;
+	}
+	if (k || !create)
+		return k;
+	k = calloc(1, sizeof(*k));
+	if (!k)
+		return NULL;
+	k->pid = p->ctx.pid;
+	k->start_ns = p->ctx.start_ns;
+	HASH_ADD(hh, es->marks, pid, sizeof(k->pid), k);
+	return k;
+}
+
+/* Marks of processes the model no longer has; each time their number has doubled. */
+static void prune_marks(struct escapes *es, const struct model *m)
+{
+	struct mark *k, *tmp;
+	const struct mproc *p;
+
+	if (HASH_COUNT(es->marks) < 2 * es->marks_kept + 64)
+		return;
+	HASH_ITER(hh, es->marks, k, tmp) {
+		p = model__find(m, k->pid);
+		if (!p || p->ctx.start_ns != k->start_ns) {
+			HASH_DEL(es->marks, k);
+			free(k);
+		}
+	}
+	es->marks_kept = HASH_COUNT(es->marks);
+}
+
 void escapes__init(struct escapes *es, escape_fn fn, void *ctx)
 {
 	memset(es, 0, sizeof(*es));
 	es->fn = fn;
 	es->ctx = ctx;
-}
-
-void escape__proc_of(const struct mproc *p, struct pgt_proc *out)
-{
-	memset(out, 0, sizeof(*out));
-	out->pid = p->pid;
-	out->tid = p->tid ? p->tid : p->pid;
-	out->ppid = p->ppid;
-	out->pgid = p->pgid;
-	out->sid = p->sid;
-	out->uid = p->uid;
-	out->auid = p->auid;
-	out->ses = p->ses;
-	out->ns_pid = p->ns_pid;
-	out->pidns_ino = p->pidns_ino;
-	out->tty_nr = p->tty_nr;
-	out->flags = p->flags;
-	out->start_ns = p->start_ns;
-	memcpy(out->tty, p->tty, sizeof(out->tty));
-	memcpy(out->comm, p->comm, sizeof(out->comm));
 }
 
 static void where_of(struct escape_where *w, const struct pgt_proc *c)
@@ -95,21 +129,28 @@ static void emit(struct escapes *es, struct escape *e)
 	unbind(e);
 }
 
-/* An escape of @proc shown by the record @h, from and to where @proc is. */
-static void escape_init(struct escape *e, const struct model *m, enum escape_kind kind,
-			const struct pgt_hdr *h, const struct pgt_proc *proc)
+/* An escape of @proc shown at @seq and @ts_ns, from and to where @proc is. */
+static void escape_at(struct escape *e, const struct model *m, enum escape_kind kind, __u64 seq,
+		      __u64 ts_ns, const struct pgt_proc *proc)
 {
 	const struct mproc *p = model__find(m, proc->pid);
 
 	memset(e, 0, sizeof(*e));
 	e->kind = kind;
-	e->seq = h->seq;
-	e->ts_ns = h->ts_ns;
+	e->seq = seq;
+	e->ts_ns = ts_ns;
 
 	e->proc = *proc;
 	bind(e, p && model__same_start(p, proc->start_ns) ? p : NULL);
 	where_of(&e->from, proc);
 	where_of(&e->to, proc);
+}
+
+/* An escape of @proc shown by the record @h. */
+static void escape_init(struct escape *e, const struct model *m, enum escape_kind kind,
+			const struct pgt_hdr *h, const struct pgt_proc *proc)
+{
+	escape_at(e, m, kind, h->seq, h->ts_ns, proc);
 }
 
 static void report(struct escapes *es, const struct model *m, enum escape_kind kind,
@@ -220,6 +261,7 @@ static void on_setpgid(struct escapes *es, struct model *m, const struct pgt_eve
 {
 	const struct pgt_setpgid *s = ev->setpgid;
 	struct mproc *p;
+	struct mark *k;
 	struct escape e;
 
 	if (!s->target_found)
@@ -229,19 +271,23 @@ static void on_setpgid(struct escapes *es, struct model *m, const struct pgt_eve
 		p = NULL;
 	if (ev->notes & EV_JOB_CONTROL) {
 		release_held(es, m, ESC_PGRP, s->target.pid, 0);
-		if (p && s->ret == 0) {
-			p->born_pgid = s->target.pgid;	/* its job is its home */
-			p->left_pgrp = false;
-		} else if (p && s->ret < 0 && p->pgid != p->born_pgid) {
-			p->born_pgid = p->pgid;		/* it placed itself first */
-			p->left_pgrp = false;
-		}
+		if (p && s->ret == 0)
+			model__rehome(p, s->target.pgid);	/* its job is its home */
+		else if (p && s->ret < 0 && p->ctx.pgid != p->born_pgid)
+			model__rehome(p, p->ctx.pgid);		/* it placed itself first */
+		else
+			return;
+		k = mark_of(es, p, false);
+		if (k)
+			k->left_pgrp = false;
 		return;
 	}
-	if (s->ret < 0 || s->old.pgid == s->target.pgid || !p || p->left_pgrp ||
-	    s->old.pgid != p->born_pgid)
+	if (s->ret < 0 || s->old.pgid == s->target.pgid || !p || s->old.pgid != p->born_pgid)
 		return;
-	p->left_pgrp = true;
+	k = mark_of(es, p, true);
+	if (!k || k->left_pgrp)
+		return;
+	k->left_pgrp = true;
 	escape_init(&e, m, ESC_PGRP, &s->hdr, &s->target);
 	e.from.pgid = s->old.pgid;
 	if (s->proc.pid == s->target.pid && s->target.ppid)
@@ -253,7 +299,8 @@ static void on_setpgid(struct escapes *es, struct model *m, const struct pgt_eve
 static void on_reparent(struct escapes *es, const struct model *m, const struct pgt_reparent *r)
 {
 	const struct mproc *c = model__find(m, r->child_pid);
-	struct escape e = {};
+	enum escape_kind kind = ESC_REPARENT;
+	struct escape e;
 
 	/* A zombie adopted escapes nothing: it is already gone. */
 	if (r->reason == PGT_REAPER_THREAD || !c || !model__same_start(c, r->child_start_ns) ||
@@ -264,18 +311,12 @@ static void on_reparent(struct escapes *es, const struct model *m, const struct 
 	 * right away without leading a session (the middle of a double fork;
 	 * a login shell's exit is a plain reparent).
 	 */
-	e.kind = ESC_REPARENT;
-	if (c->sid != c->born_sid ||
-	    (r->hdr.ts_ns - c->start_ns < DAEMONIZE_WINDOW_NS &&
+	if (c->ctx.sid != c->born_sid ||
+	    (r->hdr.ts_ns - c->ctx.start_ns < DAEMONIZE_WINDOW_NS &&
 	     !(r->proc.flags & PGT_F_SESSION_LEADER)))
-		e.kind = ESC_DAEMONIZE;
-	e.seq = r->hdr.seq;
-	e.ts_ns = r->hdr.ts_ns;
-	bind(&e, c);
-	escape__proc_of(c, &e.proc);
-	where_of(&e.from, &e.proc);
+		kind = ESC_DAEMONIZE;
+	escape_init(&e, m, kind, &r->hdr, &c->ctx);
 	e.from.ppid = r->proc.pid;
-	where_of(&e.to, &e.proc);
 	e.to.ppid = r->reaper_pid;
 	emit(es, &e);
 }
@@ -353,27 +394,25 @@ void escapes__tick(struct escapes *es, struct model *m, __u64 now_ns)
 {
 	struct outlive_check **link = &es->checks, *c;
 	struct mproc *p;
+	struct mark *k;
 
 	release_held(es, m, 0, 0, now_ns);
+	prune_marks(es, m);
 	while ((c = *link)) {
 		if (now_ns && c->due_ns > now_ns) {
 			link = &c->next;
 			continue;
 		}
 		model__for_each_proc(m, p) {
-			struct escape e = {};
+			struct escape e;
 
-			if (p->entry != c->entry || p->zombie || p->outlived ||
-			    p->lineage == c->entry)
+			if (p->entry != c->entry || p->zombie || p->lineage == c->entry)
 				continue;
-			p->outlived = true;
-			e.kind = ESC_OUTLIVED_LOGIN;
-			e.seq = c->seq;
-			e.ts_ns = c->due_ns;
-			bind(&e, p);
-			escape__proc_of(p, &e.proc);
-			where_of(&e.from, &e.proc);
-			where_of(&e.to, &e.proc);
+			k = mark_of(es, p, true);
+			if (!k || k->outlived)
+				continue;
+			k->outlived = true;
+			escape_at(&e, m, ESC_OUTLIVED_LOGIN, c->seq, c->due_ns, &p->ctx);
 			emit(es, &e);
 		}
 		*link = c->next;
@@ -390,8 +429,8 @@ void escapes__flush(struct escapes *es, struct model *m)
 void escapes__free(struct escapes *es)
 {
 	struct outlive_check *c, *next;
-
 	struct held *h, *hnext;
+	struct mark *k, *tmp;
 
 	for (c = es->checks; c; c = next) {
 		next = c->next;
@@ -405,4 +444,9 @@ void escapes__free(struct escapes *es)
 		free(h);
 	}
 	es->held = NULL;
+	HASH_ITER(hh, es->marks, k, tmp) {
+		HASH_DEL(es->marks, k);
+		free(k);
+	}
+	es->marks_kept = 0;
 }

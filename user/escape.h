@@ -44,12 +44,15 @@ typedef void (*escape_fn)(void *ctx, const struct escape *e);
 
 struct outlive_check;
 struct held;
+struct mark;
 
 struct escapes {
 	escape_fn fn;
 	void *ctx;
 	struct outlive_check *checks;
 	struct held *held;	/* setsids that may start a login, moves that may be jobs */
+	struct mark *marks;	/* what was already reported, by process */
+	unsigned int marks_kept;	/* after the last prune */
 };
 
 void escapes__init(struct escapes *es, escape_fn fn, void *ctx);
@@ -67,7 +70,5 @@ void escapes__flush(struct escapes *es, struct model *m);
 void escapes__free(struct escapes *es);
 
 const char *escape__kind_name(enum escape_kind kind);
-/* A process context from the model, for escapes and summaries. */
-void escape__proc_of(const struct mproc *p, struct pgt_proc *out);
 
 #endif /* __ESCAPE_H */

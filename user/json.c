@@ -450,13 +450,10 @@ void json__escape(struct sbuf *sb, const struct fmt_ctx *fc, const struct escape
 void json__survivor(struct sbuf *sb, const struct fmt_ctx *fc, const struct mproc *p,
 		    __u64 now_ns)
 {
-	struct pgt_proc c;
-
-	escape__proc_of(p, &c);
 	json_head(sb, fc, NULL, now_ns, "survivor");
-	json_proc(sb, "process", &c);
+	json_proc(sb, "process", &p->ctx);
 	sbuf__printf(sb, ",\"born\":{\"sid\":%u,\"pgid\":%u}", p->born_sid, p->born_pgid);
-	json_origin(sb, p->lineage, p->entry, &c);
+	json_origin(sb, p->lineage, p->entry, &p->ctx);
 	sbuf__puts(sb, "}\n");
 }
 
@@ -469,15 +466,11 @@ static const char *correction_name(enum model_note_kind kind)
 void json__correction(struct sbuf *sb, const struct fmt_ctx *fc, const struct model_note *n,
 		      const struct mproc *p, __u64 now_ns)
 {
-	struct pgt_proc c;
-
 	json_head(sb, fc, NULL, now_ns, "correction");
-	if (p && n->kind != NOTE_RESYNC_REMOVED) {
-		escape__proc_of(p, &c);
-		json_proc(sb, "process", &c);
-	} else {
+	if (p && n->kind != NOTE_RESYNC_REMOVED)
+		json_proc(sb, "process", &p->ctx);
+	else
 		sbuf__puts(sb, "\"process\":null");
-	}
 	sbuf__printf(sb, ",\"pid\":%u,\"correction\":\"%s\",\"uncertain\":true}\n", n->pid,
 		     correction_name(n->kind));
 }

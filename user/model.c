@@ -70,9 +70,9 @@ static struct lineage *lineage__new(const struct mproc *p, struct lineage *paren
 
 	if (!l)
 		return NULL;
-	l->pid = p->pid;
-	l->start_ns = p->start_ns;
-	memcpy(l->comm, p->comm, sizeof(l->comm));
+	l->pid = p->ctx.pid;
+	l->start_ns = p->ctx.start_ns;
+	memcpy(l->comm, p->ctx.comm, sizeof(l->comm));
 	l->parent = parent;
 	if (parent)
 		parent->refs++;
@@ -104,12 +104,12 @@ static void join(struct model *m, struct mproc *p)
 {
 	struct session_node *n;
 
-	HASH_FIND(hh, m->sessions, &p->sid, sizeof(p->sid), n);
+	HASH_FIND(hh, m->sessions, &p->ctx.sid, sizeof(p->ctx.sid), n);
 	if (!n) {
 		n = calloc(1, sizeof(*n));
 		if (!n)
 			return;
-		n->s.sid = p->sid;
+		n->s.sid = p->ctx.sid;
 		HASH_ADD(hh, m->sessions, s.sid, sizeof(n->s.sid), n);
 	}
 	n->s.members++;
@@ -119,7 +119,7 @@ static void leave(struct model *m, struct mproc *p)
 {
 	struct session_node *n;
 
-	HASH_FIND(hh, m->sessions, &p->sid, sizeof(p->sid), n);
+	HASH_FIND(hh, m->sessions, &p->ctx.sid, sizeof(p->ctx.sid), n);
 	if (n && --n->s.members == 0) {
 		HASH_DEL(m->sessions, n);
 		free(n);
@@ -132,27 +132,27 @@ static void leave(struct model *m, struct mproc *p)
  */
 static void track_tty(struct model *m, const struct mproc *p, __u32 fg_pgid)
 {
-	struct msession *s = model__session(m, p->sid);
+	struct msession *s = model__session(m, p->ctx.sid);
 	struct tty_node *n;
 	struct mtty *t;
 
-	if (s && (p->flags & PGT_F_SESSION_LEADER || !s->tty_nr || p->tty_nr == s->tty_nr)) {
-		s->tty_nr = p->tty_nr;
-		memcpy(s->tty, p->tty, sizeof(s->tty));
+	if (s && (p->ctx.flags & PGT_F_SESSION_LEADER || !s->tty_nr || p->ctx.tty_nr == s->tty_nr)) {
+		s->tty_nr = p->ctx.tty_nr;
+		memcpy(s->tty, p->ctx.tty, sizeof(s->tty));
 	}
-	if (!p->tty_nr)
+	if (!p->ctx.tty_nr)
 		return;
-	HASH_FIND(hh, m->ttys, &p->tty_nr, sizeof(p->tty_nr), n);
+	HASH_FIND(hh, m->ttys, &p->ctx.tty_nr, sizeof(p->ctx.tty_nr), n);
 	if (!n) {
 		n = calloc(1, sizeof(*n));
 		if (!n)
 			return;
-		n->t.tty_nr = p->tty_nr;
+		n->t.tty_nr = p->ctx.tty_nr;
 		HASH_ADD(hh, m->ttys, t.tty_nr, sizeof(n->t.tty_nr), n);
 	}
 	t = &n->t;
-	memcpy(t->name, p->tty, sizeof(t->name));
-	t->sid = p->sid;
+	memcpy(t->name, p->ctx.tty, sizeof(t->name));
+	t->sid = p->ctx.sid;
 	t->fg_pgid = fg_pgid;
 }
 
@@ -168,14 +168,19 @@ static void proc_remove(struct model *m, struct mproc *p)
 
 /* ---- processes ---- */
 
+void model__rehome(struct mproc *p, __u32 pgid)
+{
+	p->born_pgid = pgid;
+}
+
 bool model__same_start(const struct mproc *p, __u64 start_ns)
 {
 	long tick_ns;
 
 	if (!p->start_approx)
-		return p->start_ns == start_ns;
+		return p->ctx.start_ns == start_ns;
 	tick_ns = procfs__tick_ns();
-	return p->start_ns / tick_ns == start_ns / tick_ns;
+	return p->ctx.start_ns / tick_ns == start_ns / tick_ns;
 }
 
 struct mproc *model__next_proc(const struct model *m, const struct mproc *p)
@@ -216,7 +221,7 @@ static struct mproc *proc_get(struct model *m, __u32 pid, __u64 start_ns, bool *
 
 	*created = false;
 	/* An event about an older process that had this pid: long gone. */
-	if (p && !model__same_start(p, start_ns) && start_ns < p->start_ns)
+	if (p && !model__same_start(p, start_ns) && start_ns < p->ctx.start_ns)
 		return NULL;
 	if (p && !model__same_start(p, start_ns)) {
 		proc_remove(m, p);
@@ -228,9 +233,9 @@ static struct mproc *proc_get(struct model *m, __u32 pid, __u64 start_ns, bool *
 	if (!n)
 		return NULL;
 	p = &n->p;
-	p->pid = pid;
-	p->start_ns = start_ns;
-	HASH_ADD(hh, m->procs, p.pid, sizeof(p->pid), n);
+	p->ctx.pid = pid;
+	p->ctx.start_ns = start_ns;
+	HASH_ADD(hh, m->procs, p.ctx.pid, sizeof(p->ctx.pid), n);
 	*created = true;
 	return p;
 }
@@ -245,12 +250,13 @@ static struct mproc *proc_update(struct model *m, const struct pgt_proc *c, __u6
 	bool created;
 	struct mproc *p = proc_get(m, c->pid, c->start_ns, &created);
 	struct msession *s;
+	__u32 ppid;
 
 	if (!p)
 		return NULL;
 	if (p->start_approx) {
 		/* Now exact; its lineage link too, which names it in every descendant's. */
-		p->start_ns = c->start_ns;
+		p->ctx.start_ns = c->start_ns;
 		p->start_approx = false;
 		if (p->lineage)
 			p->lineage->start_ns = c->start_ns;
@@ -259,39 +265,27 @@ static struct mproc *proc_update(struct model *m, const struct pgt_proc *c, __u6
 		return p;	/* older than what we know */
 	if (!created)
 		leave(m, p);
-	p->tid = c->tid;
+	/* The one conversion: every field, then the parent a prediction keeps. */
+	ppid = p->ctx.ppid;
+	p->ctx = *c;
 	if (!p->predicted_ppid || c->ppid == p->predicted_ppid) {
-		p->ppid = c->ppid;
 		p->predicted_ppid = 0;
-	} else if (c->ppid != p->adopted_from) {
-		/*
-		 * Neither the old parent (read before exit_notify() moved it)
-		 * nor the predicted one: the kernel chose differently.
-		 */
-		note(m, NOTE_REPARENT_MISMATCH, p->pid, p->predicted_ppid, c->ppid);
-		p->ppid = c->ppid;
+	} else if (c->ppid == p->adopted_from) {
+		p->ctx.ppid = ppid;	/* read before exit_notify() moved it: keep the prediction */
+	} else {
+		/* Neither the old parent nor the predicted one: the kernel chose differently. */
+		note(m, NOTE_REPARENT_MISMATCH, p->ctx.pid, p->predicted_ppid, c->ppid);
 		p->predicted_ppid = 0;
 	}
-	p->pgid = c->pgid;
-	p->sid = c->sid;
-	p->uid = c->uid;
-	p->auid = c->auid;
-	p->ses = c->ses;
-	p->ns_pid = c->ns_pid;
-	p->pidns_ino = c->pidns_ino;
-	p->tty_nr = c->tty_nr;
-	p->flags = c->flags;
-	memcpy(p->tty, c->tty, sizeof(p->tty));
-	memcpy(p->comm, c->comm, sizeof(p->comm));
 	if (c->flags & PGT_F_ZOMBIE)
 		p->zombie = true;
 	p->updated_ns = ts;
 	join(m, p);
-	s = model__session(m, p->sid);
-	if (s && s->released_tty && s->released_tty == p->tty_nr) {
-		p->tty_nr = 0;
-		p->tty[0] = '\0';
-		p->flags &= ~PGT_F_HAS_TTY;
+	s = model__session(m, p->ctx.sid);
+	if (s && s->released_tty && s->released_tty == p->ctx.tty_nr) {
+		p->ctx.tty_nr = 0;
+		p->ctx.tty[0] = '\0';
+		p->ctx.flags &= ~PGT_F_HAS_TTY;
 		return p;
 	}
 	track_tty(m, p, c->tty_fg_pgid);
@@ -332,15 +326,15 @@ static void maybe_entry(struct mproc *p)
 {
 	const struct lineage *up;
 
-	if (!p->lineage || p->entry == p->lineage || !(p->flags & PGT_F_SESSION_LEADER))
+	if (!p->lineage || p->entry == p->lineage || !(p->ctx.flags & PGT_F_SESSION_LEADER))
 		return;
 	up = p->lineage->parent;
-	if (!p->tty_nr && (!up || !is_login_program(up->comm) || is_login_program(p->comm)))
+	if (!p->ctx.tty_nr && (!up || !is_login_program(up->comm) || is_login_program(p->ctx.comm)))
 		return;
 	lineage__put(p->entry);
 	p->entry = lineage__get(p->lineage);
-	p->entry->tty_nr = p->tty_nr;
-	memcpy(p->entry->tty, p->tty, sizeof(p->tty));
+	p->entry->tty_nr = p->ctx.tty_nr;
+	memcpy(p->entry->tty, p->ctx.tty, sizeof(p->ctx.tty));
 }
 
 /* Transition "fork": the child is born into its parent's lineage. */
@@ -362,8 +356,8 @@ static void on_proc_fork(struct model *m, const struct pgt_fork *e)
 	if (parent == child)
 		parent = NULL;
 	child->lineage = lineage__new(child, parent ? parent->lineage : NULL);
-	child->born_sid = child->sid;
-	child->born_pgid = child->pgid;
+	child->born_sid = child->ctx.sid;
+	child->born_pgid = child->ctx.pgid;
 	child->entry = parent ? lineage__get(parent->entry) : NULL;
 }
 
@@ -373,7 +367,7 @@ static void on_proc_exec(struct model *m, const struct pgt_exec *e)
 	struct mproc *p = proc_update(m, &e->proc, e->hdr.ts_ns);
 
 	if (p && p->lineage) {
-		memcpy(p->lineage->comm, p->comm, sizeof(p->comm));
+		memcpy(p->lineage->comm, p->ctx.comm, sizeof(p->ctx.comm));
 		maybe_entry(p);		/* sshd's session child becomes the shell */
 	}
 }
@@ -408,12 +402,12 @@ static void on_reparent(struct model *m, const struct pgt_reparent *e)
 	c = model__find(m, e->child_pid);
 	if (!c || !model__same_start(c, e->child_start_ns))
 		return;
-	if (c->ppid != e->reaper_pid) {
-		c->adopted_from = c->ppid;
-		c->ppid = e->reaper_pid;
+	if (c->ctx.ppid != e->reaper_pid) {
+		c->adopted_from = c->ctx.ppid;
+		c->ctx.ppid = e->reaper_pid;
 		c->predicted_ppid = e->reaper_pid;
 		if (m->npredicted < sizeof(m->predicted) / sizeof(m->predicted[0]))
-			m->predicted[m->npredicted++] = c->pid;
+			m->predicted[m->npredicted++] = c->ctx.pid;
 	}
 	c->updated_ns = e->hdr.ts_ns;
 	m->generation++;
@@ -436,13 +430,13 @@ static void clear_session_tty(struct model *m, __u32 sid, __u32 tty_nr)
 	struct mtty *t;
 
 	FOR_EACH_PROC_SAFE(m, p, tmp) {
-		if (p->sid != sid || !p->tty_nr || (tty_nr && p->tty_nr != tty_nr))
+		if (p->ctx.sid != sid || !p->ctx.tty_nr || (tty_nr && p->ctx.tty_nr != tty_nr))
 			continue;
 		if (!tty_nr)
-			tty_nr = p->tty_nr;
-		p->tty_nr = 0;
-		p->tty[0] = '\0';
-		p->flags &= ~PGT_F_HAS_TTY;
+			tty_nr = p->ctx.tty_nr;
+		p->ctx.tty_nr = 0;
+		p->ctx.tty[0] = '\0';
+		p->ctx.flags &= ~PGT_F_HAS_TTY;
 	}
 	s = model__session(m, sid);
 	if (s && (!tty_nr || s->tty_nr == tty_nr)) {
@@ -478,9 +472,9 @@ static void on_tty(struct model *m, const struct pgt_tty *e)
 			s->released_tty = 0;
 		if (p) {
 			/* A context read before a release in this session. */
-			p->tty_nr = e->tty_nr;
-			memcpy(p->tty, e->tty, sizeof(p->tty));
-			p->flags |= PGT_F_HAS_TTY;
+			p->ctx.tty_nr = e->tty_nr;
+			memcpy(p->ctx.tty, e->tty, sizeof(p->ctx.tty));
+			p->ctx.flags |= PGT_F_HAS_TTY;
 			track_tty(m, p, e->fg_pgid);
 			maybe_entry(p);
 		}
@@ -493,10 +487,10 @@ static void on_tty(struct model *m, const struct pgt_tty *e)
 	}
 	if (e->session_wide) {
 		clear_session_tty(m, e->sid, e->tty_nr);
-	} else if (p && p->tty_nr == e->tty_nr) {
-		p->tty_nr = 0;
-		p->tty[0] = '\0';
-		p->flags &= ~PGT_F_HAS_TTY;
+	} else if (p && p->ctx.tty_nr == e->tty_nr) {
+		p->ctx.tty_nr = 0;
+		p->ctx.tty[0] = '\0';
+		p->ctx.flags &= ~PGT_F_HAS_TTY;
 	}
 }
 
@@ -564,8 +558,8 @@ void model__snapshot_add(struct model *m, const struct pgt_snap *rec, bool start
 	const struct pgt_proc *c = &rec->proc;
 	struct mproc *p = m->resyncing ? model__find(m, c->pid) : NULL;
 	bool known = p && model__same_start(p, c->start_ns);
-	bool changed = known && (p->ppid != c->ppid || p->pgid != c->pgid || p->sid != c->sid ||
-				 p->tty_nr != c->tty_nr || p->zombie != !!(c->flags & PGT_F_ZOMBIE));
+	bool changed = known && (p->ctx.ppid != c->ppid || p->ctx.pgid != c->pgid || p->ctx.sid != c->sid ||
+				 p->ctx.tty_nr != c->tty_nr || p->zombie != !!(c->flags & PGT_F_ZOMBIE));
 
 	p = proc_update(m, c, rec->hdr.ts_ns);
 	if (!p)
@@ -574,7 +568,7 @@ void model__snapshot_add(struct model *m, const struct pgt_snap *rec, bool start
 		p->seen = true;
 		if (!known || changed) {
 			p->uncertain = true;
-			note(m, known ? NOTE_RESYNC_CHANGED : NOTE_RESYNC_ADDED, p->pid, 0, 0);
+			note(m, known ? NOTE_RESYNC_CHANGED : NOTE_RESYNC_ADDED, p->ctx.pid, 0, 0);
 		}
 	}
 	p->zombie = rec->proc.flags & PGT_F_ZOMBIE;
@@ -601,7 +595,7 @@ static void lineage_of(struct model *m, struct mproc *p)
 			up = nu;
 		}
 		up[n++] = q;
-		q = q->ppid && q->ppid != q->pid ? model__find(m, q->ppid) : NULL;
+		q = q->ctx.ppid && q->ctx.ppid != q->ctx.pid ? model__find(m, q->ctx.ppid) : NULL;
 	}
 	while (n--) {
 		if (!up[n]->lineage)	/* a loop visits some twice */
@@ -619,9 +613,9 @@ static struct lineage *entry_of(struct model *m, struct mproc *p)
 		maybe_entry(p);
 		if (p->entry)
 			return p->entry;
-		if (!p->ppid || p->ppid == p->pid)
+		if (!p->ctx.ppid || p->ctx.ppid == p->ctx.pid)
 			break;
-		p = model__find(m, p->ppid);
+		p = model__find(m, p->ctx.ppid);
 	}
 	return NULL;
 }
@@ -641,8 +635,8 @@ void model__snapshot_done(struct model *m)
 			p->entry = lineage__get(e);
 		}
 		if (!p->born_sid) {
-			p->born_sid = p->sid;
-			p->born_pgid = p->pgid;
+			p->born_sid = p->ctx.sid;
+			p->born_pgid = p->ctx.pgid;
 		}
 	}
 }
@@ -679,7 +673,7 @@ void model__confirm_reparents(struct model *m, __u64 now_ns, __u64 age_ns)
 			m->predicted[kept++] = m->predicted[i];
 			continue;
 		}
-		if (m->read_stat((pid_t)p->pid, &st))
+		if (m->read_stat((pid_t)p->ctx.pid, &st))
 			st.ppid = 0;
 		/*
 		 * /proc still names the exiting parent: the kernel has not
@@ -697,9 +691,9 @@ void model__confirm_reparents(struct model *m, __u64 now_ns, __u64 age_ns)
 			m->predicted[kept++] = m->predicted[i];
 			continue;
 		}
-		if ((__u32)st.ppid != p->ppid && st.ppid > 0) {
-			note(m, NOTE_REPARENT_MISMATCH, p->pid, p->predicted_ppid, (__u32)st.ppid);
-			p->ppid = (__u32)st.ppid;
+		if ((__u32)st.ppid != p->ctx.ppid && st.ppid > 0) {
+			note(m, NOTE_REPARENT_MISMATCH, p->ctx.pid, p->predicted_ppid, (__u32)st.ppid);
+			p->ctx.ppid = (__u32)st.ppid;
 			m->generation++;
 		}
 		p->predicted_ppid = 0;
@@ -728,11 +722,11 @@ static unsigned int drop_gone_zombies(struct model *m, __u64 now_ns, __u64 age_n
 		if (!p->zombie || now_ns - p->updated_ns < age_ns)
 			continue;
 		/* Still there, and the same process (not a reused pid). */
-		if (m->read_stat((pid_t)p->pid, &st) == 0 &&
-		    st.start_ticks == p->start_ns / (__u64)tick_ns)
+		if (m->read_stat((pid_t)p->ctx.pid, &st) == 0 &&
+		    st.start_ticks == p->ctx.start_ns / (__u64)tick_ns)
 			continue;
 		if (say)
-			note(m, NOTE_ZOMBIE_GONE, p->pid, 0, 0);
+			note(m, NOTE_ZOMBIE_GONE, p->ctx.pid, 0, 0);
 		proc_remove(m, p);
 		n++;
 	}
@@ -768,7 +762,7 @@ void model__resync_end(struct model *m)
 	FOR_EACH_PROC_SAFE(m, p, tmp) {
 		if (p->seen)
 			continue;
-		note(m, NOTE_RESYNC_REMOVED, p->pid, 0, 0);
+		note(m, NOTE_RESYNC_REMOVED, p->ctx.pid, 0, 0);
 		proc_remove(m, p);
 	}
 }

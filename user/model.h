@@ -28,17 +28,12 @@ struct lineage {
 };
 
 struct mproc {
-	__u32 pid;		/* hash key */
-	__u64 start_ns;
-	__u32 tid;		/* thread of the last update */
-	__u32 ppid, pgid, sid;
-	__u32 uid, auid, ses;
-	__u32 ns_pid;
-	__u64 pidns_ino;
-	__u32 tty_nr;
-	__u32 flags;		/* PGT_F_* */
-	char tty[PGT_TTY_LEN];
-	char comm[PGT_COMM_LEN];
+	/*
+	 * The process as its last context showed it (an event's or the
+	 * snapshot's): ctx.pid is the hash key, (ctx.pid, ctx.start_ns) its
+	 * identity. proc_update() in model.c is the one place that writes it.
+	 */
+	struct pgt_proc ctx;
 	bool zombie;		/* exited, not yet reaped */
 	bool start_approx;	/* start time from /proc, in clock ticks */
 	__u32 exit_status;	/* raw, valid when zombie */
@@ -48,8 +43,6 @@ struct mproc {
 	struct lineage *lineage;	/* this process's own link */
 	struct lineage *entry;		/* its login's entry leader, NULL if none */
 	__u32 born_sid, born_pgid;	/* where it was born (or first seen, or put as a job) */
-	bool outlived;			/* already reported as outliving its login */
-	bool left_pgrp;			/* already reported as leaving born_pgid */
 	bool uncertain;			/* corrected by a resync after lost events */
 	bool seen;			/* in the snapshot being taken */
 };
@@ -170,6 +163,9 @@ bool model__snapshot_has(const struct model *m, __u32 pid);
 struct msession *model__session(const struct model *m, __u32 sid);
 struct mtty *model__tty(const struct model *m, __u32 tty_nr);
 unsigned int model__count(const struct model *m);
+
+/* Job control put @p in @pgid: that group is now its home (born_pgid). */
+void model__rehome(struct mproc *p, __u32 pgid);
 
 /* The snapshot's time for @pid, 0 if it was not in the snapshot. */
 bool model__same_start(const struct mproc *p, __u64 start_ns);

@@ -305,30 +305,25 @@ void text__escape(struct sbuf *sb, const struct fmt_ctx *fc, const struct escape
 void text__survivor(struct sbuf *sb, const struct fmt_ctx *fc, const struct mproc *p,
 		    __u64 now_ns)
 {
-	struct escape_where w = { p->sid, p->pgid, p->ppid, p->tty_nr, {} };
-	struct pgt_proc c;
+	struct escape_where w = { p->ctx.sid, p->ctx.pgid, p->ctx.ppid, p->ctx.tty_nr, {} };
 
-	escape__proc_of(p, &c);
-	memcpy(w.tty, p->tty, sizeof(w.tty));
+	memcpy(w.tty, p->ctx.tty, sizeof(w.tty));
 	text_time(sb, fc, now_ns);
 	sbuf__printf(sb, "%-9s ", "survivor");
-	text_proc(sb, &c);
+	text_proc(sb, &p->ctx);
 	sbuf__printf(sb, "born in sid %u pgid %u, now ", p->born_sid, p->born_pgid);
 	text_where(sb, &w);
-	text_login(sb, p->entry, p->auid, p->ses);
+	text_login(sb, p->entry, p->ctx.auid, p->ctx.ses);
 	sbuf__putc(sb, '\n');
 }
 
 void text__correction(struct sbuf *sb, const struct fmt_ctx *fc, const struct model_note *n,
 		      const struct mproc *p, __u64 now_ns)
 {
-	struct pgt_proc c;
-
 	text_time(sb, fc, now_ns);
 	sbuf__printf(sb, "%-9s ", "correct");
 	if (p && n->kind != NOTE_RESYNC_REMOVED) {
-		escape__proc_of(p, &c);
-		text_proc(sb, &c);
+		text_proc(sb, &p->ctx);
 		sbuf__puts(sb, n->kind == NOTE_RESYNC_ADDED ? "missed, added by resync (uncertain)"
 							     : "corrected by resync (uncertain)");
 	} else {

@@ -177,7 +177,7 @@ static void report_survivors(struct tracer *s)
 	struct mproc *p;
 
 	model__for_each_proc(s->model, p)
-		if (!p->zombie && p->pid != (__u32)s->child && born_below(s, p))
+		if (!p->zombie && p->ctx.pid != (__u32)s->child && born_below(s, p))
 			output__survivor(s->out, p, now);
 }
 

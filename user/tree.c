@@ -23,13 +23,13 @@ static int cmp_proc(const void *a, const void *b)
 	const struct mproc *x = *(const struct mproc *const *)a;
 	const struct mproc *y = *(const struct mproc *const *)b;
 
-	if (x->sid != y->sid)
-		return x->sid < y->sid ? -1 : 1;
-	if (x->pgid != y->pgid)
-		return x->pgid < y->pgid ? -1 : 1;
-	if (x->start_ns != y->start_ns)
-		return x->start_ns < y->start_ns ? -1 : 1;
-	return x->pid < y->pid ? -1 : x->pid > y->pid;
+	if (x->ctx.sid != y->ctx.sid)
+		return x->ctx.sid < y->ctx.sid ? -1 : 1;
+	if (x->ctx.pgid != y->ctx.pgid)
+		return x->ctx.pgid < y->ctx.pgid ? -1 : 1;
+	if (x->ctx.start_ns != y->ctx.start_ns)
+		return x->ctx.start_ns < y->ctx.start_ns ? -1 : 1;
+	return x->ctx.pid < y->ctx.pid ? -1 : x->ctx.pid > y->ctx.pid;
 }
 
 static int cmp_run(const void *a, const void *b)
@@ -54,11 +54,11 @@ static bool in_subtree(const struct model *m, const struct mproc *p, __u32 root)
 		if (l->pid == root)
 			return true;
 	for (depth = 0; p && depth < 128; depth++) {
-		if (p->pid == root)
+		if (p->ctx.pid == root)
 			return true;
-		if (!p->ppid || p->ppid == p->pid)
+		if (!p->ctx.ppid || p->ctx.ppid == p->ctx.pid)
 			return false;
-		p = model__find(m, p->ppid);
+		p = model__find(m, p->ctx.ppid);
 	}
 	return false;
 }
@@ -67,12 +67,12 @@ static bool wanted(const struct model *m, const struct tree_opts *o, const struc
 {
 	char name[32];
 
-	if (o->has_session && p->sid != o->session)
+	if (o->has_session && p->ctx.sid != o->session)
 		return false;
-	if (o->has_uid && p->uid != o->uid)
+	if (o->has_uid && p->ctx.uid != o->uid)
 		return false;
 	if (o->tty) {
-		const struct msession *s = model__session(m, p->sid);
+		const struct msession *s = model__session(m, p->ctx.sid);
 
 		if (!s || !decode__tty_name(s->tty, s->tty_nr, name, sizeof(name)) ||
 		    strcmp(name, o->tty))
@@ -97,7 +97,7 @@ static bool in_run(struct mproc **procs, const struct run *r, __u32 pid)
 	size_t i;
 
 	for (i = r->first; i < r->first + r->count; i++)
-		if (procs[i]->pid == pid)
+		if (procs[i]->ctx.pid == pid)
 			return true;
 	return false;
 }
@@ -105,14 +105,14 @@ static bool in_run(struct mproc **procs, const struct run *r, __u32 pid)
 static void proc_line(struct ctx *c, const struct mproc *p, bool under_parent)
 {
 	struct sbuf *sb = c->out;
-	bool leader = p->flags & PGT_F_SESSION_LEADER;
+	bool leader = p->ctx.flags & PGT_F_SESSION_LEADER;
 
-	sbuf__printf(sb, "%u ", p->pid);
-	sbuf__put_text(sb, p->comm, sizeof(p->comm));
+	sbuf__printf(sb, "%u ", p->ctx.pid);
+	sbuf__put_text(sb, p->ctx.comm, sizeof(p->ctx.comm));
 	if (leader || p->zombie)
 		sbuf__printf(sb, " %s%s", leader ? "s" : "", p->zombie ? "Z" : "");
 	if (!under_parent)
-		sbuf__printf(sb, "  ppid %u", p->ppid);
+		sbuf__printf(sb, "  ppid %u", p->ctx.ppid);
 	if (p->adopted_from)
 		sbuf__printf(sb, "  adopted from %u", p->adopted_from);
 	if (p->uncertain)
@@ -127,22 +127,22 @@ static void proc_children(struct ctx *c, const struct run *r, __u32 ppid, bool r
 
 	for (i = r->first; i < r->first + r->count; i++) {
 		const struct mproc *p = c->procs[i];
-		bool root = p->ppid == p->pid || !in_run(c->procs, r, p->ppid);
+		bool root = p->ctx.ppid == p->ctx.pid || !in_run(c->procs, r, p->ctx.ppid);
 
-		if (roots ? root : (!root && p->ppid == ppid))
+		if (roots ? root : (!root && p->ctx.ppid == ppid))
 			last = i;
 	}
 	for (i = r->first; i < r->first + r->count && last != (size_t)-1; i++) {
 		const struct mproc *p = c->procs[i];
-		bool root = p->ppid == p->pid || !in_run(c->procs, r, p->ppid);
+		bool root = p->ctx.ppid == p->ctx.pid || !in_run(c->procs, r, p->ctx.ppid);
 
-		if (!(roots ? root : (!root && p->ppid == ppid)))
+		if (!(roots ? root : (!root && p->ctx.ppid == ppid)))
 			continue;
 		sbuf__printf(c->out, "%s%s", c->prefix, i == last ? c->g->last : c->g->tee);
 		proc_line(c, p, !root);
 		if (depth < 64 && plen + 8 < sizeof(c->prefix)) {
 			strcat(c->prefix, i == last ? c->g->blank : c->g->pipe);
-			proc_children(c, r, p->pid, false, depth + 1);
+			proc_children(c, r, p->ctx.pid, false, depth + 1);
 			c->prefix[plen] = '\0';
 		}
 	}
@@ -159,9 +159,9 @@ static void session_line(struct ctx *c, const struct msession *s, __u32 sid,
 		return;
 	}
 	sbuf__printf(c->out, "session %u", sid);
-	if (leader && leader->sid == sid) {
-		sbuf__printf(c->out, "  leader %u ", leader->pid);
-		sbuf__put_text(c->out, leader->comm, sizeof(leader->comm));
+	if (leader && leader->ctx.sid == sid) {
+		sbuf__printf(c->out, "  leader %u ", leader->ctx.pid);
+		sbuf__put_text(c->out, leader->ctx.comm, sizeof(leader->ctx.comm));
 	} else {
 		sbuf__puts(c->out, "  leader gone");
 	}
@@ -169,10 +169,10 @@ static void session_line(struct ctx *c, const struct msession *s, __u32 sid,
 		sbuf__printf(c->out, "  tty %s", tty);
 	else
 		sbuf__puts(c->out, "  no tty");
-	first = leader && leader->sid == sid ? leader : first;
-	if (first->auid != PGT_ID_UNSET)
-		sbuf__printf(c->out, "  login uid %u", first->auid);
-	sbuf__printf(c->out, "  uid %u\n", first->uid);
+	first = leader && leader->ctx.sid == sid ? leader : first;
+	if (first->ctx.auid != PGT_ID_UNSET)
+		sbuf__printf(c->out, "  login uid %u", first->ctx.auid);
+	sbuf__printf(c->out, "  uid %u\n", first->ctx.uid);
 }
 
 static bool is_foreground(const struct model *m, __u32 sid, __u32 pgid)
@@ -187,18 +187,18 @@ static void json_proc(struct ctx *c, const struct mproc *p, bool *first)
 {
 	char eid[17];
 
-	decode__entity_id(p->pid, p->start_ns, eid);
-	sbuf__printf(c->out, "%s{\"pid\":%u,\"ppid\":%u,\"comm\":", *first ? "" : ",", p->pid,
-		     p->ppid);
+	decode__entity_id(p->ctx.pid, p->ctx.start_ns, eid);
+	sbuf__printf(c->out, "%s{\"pid\":%u,\"ppid\":%u,\"comm\":", *first ? "" : ",", p->ctx.pid,
+		     p->ctx.ppid);
 	/* Not UTF-8: the bytes too, as in the event records. */
-	if (sbuf__put_json_str(c->out, p->comm, sizeof(p->comm))) {
+	if (sbuf__put_json_str(c->out, p->ctx.comm, sizeof(p->ctx.comm))) {
 		sbuf__puts(c->out, ",\"comm_hex\":");
-		sbuf__put_json_hex(c->out, p->comm, sizeof(p->comm));
+		sbuf__put_json_hex(c->out, p->ctx.comm, sizeof(p->ctx.comm));
 	}
 	sbuf__printf(c->out, ",\"uid\":%u,\"start_ns\":%llu,\"entity_id\":\"%s\","
 			     "\"session_leader\":%s,\"zombie\":%s,\"uncertain\":%s,\"adopted_from\":",
-		     p->uid, (unsigned long long)p->start_ns, eid,
-		     p->flags & PGT_F_SESSION_LEADER ? "true" : "false",
+		     p->ctx.uid, (unsigned long long)p->ctx.start_ns, eid,
+		     p->ctx.flags & PGT_F_SESSION_LEADER ? "true" : "false",
 		     p->zombie ? "true" : "false", p->uncertain ? "true" : "false");
 	if (p->adopted_from)
 		sbuf__printf(c->out, "%u}", p->adopted_from);
@@ -226,23 +226,23 @@ static size_t collect(struct ctx *c, struct run *groups, size_t *ng, struct run 
 	/* Runs of groups; a group's key is its earliest member. */
 	*ng = 0;
 	for (i = 0; i < n; i = j) {
-		for (j = i; j < n && c->procs[j]->sid == c->procs[i]->sid &&
-			    c->procs[j]->pgid == c->procs[i]->pgid; j++)
+		for (j = i; j < n && c->procs[j]->ctx.sid == c->procs[i]->ctx.sid &&
+			    c->procs[j]->ctx.pgid == c->procs[i]->ctx.pgid; j++)
 			;
-		groups[(*ng)++] = (struct run){ i, j - i, c->procs[i]->start_ns, c->procs[i]->pgid };
+		groups[(*ng)++] = (struct run){ i, j - i, c->procs[i]->ctx.start_ns, c->procs[i]->ctx.pgid };
 	}
 	/* Runs of sessions over the groups; a session's key is its leader. */
 	*ns = 0;
 	for (i = 0; i < *ng; i = j) {
-		__u32 sid = c->procs[groups[i].first]->sid;
+		__u32 sid = c->procs[groups[i].first]->ctx.sid;
 		const struct mproc *leader = model__find(m, sid);
 		__u64 key = groups[i].key_start;
 
-		for (j = i; j < *ng && c->procs[groups[j].first]->sid == sid; j++)
+		for (j = i; j < *ng && c->procs[groups[j].first]->ctx.sid == sid; j++)
 			if (groups[j].key_start < key)
 				key = groups[j].key_start;
-		if (leader && leader->sid == sid)
-			key = leader->start_ns;
+		if (leader && leader->ctx.sid == sid)
+			key = leader->ctx.start_ns;
 		sessions[(*ns)++] = (struct run){ i, j - i, key, sid };
 	}
 	qsort(sessions, *ns, sizeof(*sessions), cmp_run);
@@ -262,8 +262,8 @@ static void draw_session(struct ctx *c, struct run *s, struct run *groups, bool 
 	qsort(groups + s->first, s->count, sizeof(*groups), cmp_run);
 	if (c->o->json) {
 		sbuf__printf(out, "%s{\"sid\":%u,\"leader\":", first ? "" : ",", s->id);
-		if (leader && leader->sid == s->id)
-			sbuf__printf(out, "%u", leader->pid);
+		if (leader && leader->ctx.sid == s->id)
+			sbuf__printf(out, "%u", leader->ctx.pid);
 		else
 			sbuf__puts(out, "null");
 		sbuf__puts(out, ",\"tty\":");

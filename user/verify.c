@@ -41,14 +41,14 @@ int verify__run(const struct model *m, struct sbuf *report, struct verify_result
 			res->differences++;
 			continue;
 		}
-		if (p->ppid != (__u32)st->ppid)
-			diff(report, res, st->pid, "ppid", p->ppid, st->ppid);
-		if (p->pgid != (__u32)st->pgid)
-			diff(report, res, st->pid, "pgid", p->pgid, st->pgid);
-		if (p->sid != (__u32)st->sid)
-			diff(report, res, st->pid, "sid", p->sid, st->sid);
-		if (p->tty_nr != st->tty_nr)
-			diff(report, res, st->pid, "tty_nr", p->tty_nr, st->tty_nr);
+		if (p->ctx.ppid != (__u32)st->ppid)
+			diff(report, res, st->pid, "ppid", p->ctx.ppid, st->ppid);
+		if (p->ctx.pgid != (__u32)st->pgid)
+			diff(report, res, st->pid, "pgid", p->ctx.pgid, st->pgid);
+		if (p->ctx.sid != (__u32)st->sid)
+			diff(report, res, st->pid, "sid", p->ctx.sid, st->sid);
+		if (p->ctx.tty_nr != st->tty_nr)
+			diff(report, res, st->pid, "tty_nr", p->ctx.tty_nr, st->tty_nr);
 		if (p->zombie != (st->state == 'Z'))
 			diff(report, res, st->pid, "zombie", p->zombie, st->state == 'Z');
 		if (st->tty_nr && st->tpgid > 0) {
@@ -59,12 +59,12 @@ int verify__run(const struct model *m, struct sbuf *report, struct verify_result
 	}
 	qsort(all, (size_t)n, sizeof(*all), cmp_pid);
 	model__for_each_proc(m, p) {
-		struct proc_stat key = { .pid = (pid_t)p->pid };
+		struct proc_stat key = { .pid = (pid_t)p->ctx.pid };
 
 		if (bsearch(&key, all, (size_t)n, sizeof(*all), cmp_pid))
 			continue;
-		sbuf__printf(report, "verify: pid %u (", p->pid);
-		sbuf__put_text(report, p->comm, sizeof(p->comm));
+		sbuf__printf(report, "verify: pid %u (", p->ctx.pid);
+		sbuf__put_text(report, p->ctx.comm, sizeof(p->ctx.comm));
 		sbuf__puts(report, ") in the model, not in /proc\n");
 		res->differences++;
 	}

@@ -67,7 +67,7 @@ static unsigned int members(struct model *m, __u32 pgid)
 	unsigned int n = 0;
 
 	model__for_each_proc(m, p)
-		if (p->pgid == pgid)
+		if (p->ctx.pgid == pgid)
 			n++;
 	return n;
 }
@@ -95,13 +95,13 @@ static void test_pid_reuse(void **state)
 	fork_(m, ctx(200, 100, 200, 200, 30, "bash"), ctx(300, 200, 200, 200, 90, "new"));
 	p = model__find(m, 300);
 	assert_non_null(p);
-	assert_int_equal(p->start_ns, 90);
-	assert_string_equal(p->comm, "new");
+	assert_int_equal(p->ctx.start_ns, 90);
+	assert_string_equal(p->ctx.comm, "new");
 	assert_false(p->zombie);
 	/* A late event about the old process does not resurrect it. */
 	exit_(m, ctx(300, 200, 200, 200, 40, "old"), 0);
 	p = model__find(m, 300);
-	assert_int_equal(p->start_ns, 90);
+	assert_int_equal(p->ctx.start_ns, 90);
 	assert_false(p->zombie);
 	/* Nor does a reap of the old identity remove the new one. */
 	reap(m, 300, 40);
@@ -138,13 +138,13 @@ static void test_reparent_subreaper_and_init(void **state)
 	reparent(m, ctx(300, 200, 200, 200, 40, "a"), 301, 41, 100, PGT_REAPER_SUBREAPER);
 	exit_(m, ctx(300, 200, 200, 200, 40, "a"), 0);
 	c = model__find(m, 301);
-	assert_int_equal(c->ppid, 100);
+	assert_int_equal(c->ctx.ppid, 100);
 	assert_int_equal(c->adopted_from, 300);
 	assert_int_equal(c->predicted_ppid, 100);
 	/* Its next event confirms it. */
 	fork_(m, ctx(301, 100, 200, 200, 41, "b"), ctx(302, 301, 200, 200, 42, "c"));
 	assert_int_equal(c->predicted_ppid, 0);
-	assert_int_equal(c->ppid, 100);
+	assert_int_equal(c->ctx.ppid, 100);
 	/* Lineage survives: b was born to a, which was born to bash. */
 	assert_non_null(c->lineage);
 	assert_non_null(c->lineage->parent);
@@ -156,7 +156,7 @@ static void test_reparent_subreaper_and_init(void **state)
 
 	/* 100 exits: b goes to init. */
 	reparent(m, ctx(100, 1, 100, 100, 20, "sshd"), 301, 41, 1, PGT_REAPER_NS_INIT);
-	assert_int_equal(c->ppid, 1);
+	assert_int_equal(c->ctx.ppid, 1);
 	assert_int_equal(c->adopted_from, 100);
 	model__free(m);
 }
@@ -181,7 +181,7 @@ static void test_reparent_mismatch_is_corrected(void **state)
 	/* The kernel chose init after all: the next event says so. */
 	fork_(m, ctx(300, 1, 200, 200, 40, "a"), ctx(301, 300, 200, 200, 41, "b"));
 	assert_int_equal(mismatches, 1);
-	assert_int_equal(model__find(m, 300)->ppid, 1);
+	assert_int_equal(model__find(m, 300)->ctx.ppid, 1);
 	model__free(m);
 }
 
@@ -210,7 +210,7 @@ static void test_reparent_pending_then_proc_wins(void **state)
 	fork_(m, ctx(me, 100, me, 100, 30, "test"), ctx(kid, me, me, 100, 40, "kid"));
 	reparent(m, ctx(me, 100, me, 100, 30, "test"), kid, 40, 100, PGT_REAPER_SUBREAPER);
 	c = model__find(m, kid);
-	assert_int_equal(c->ppid, 100);
+	assert_int_equal(c->ctx.ppid, 100);
 	/* On the next tick, and at a verify: /proc names the parent, still pending. */
 	model__confirm_reparents(m, c->updated_ns + 500000000ULL, 0);
 	model__confirm_reparents(m, 0, 0);
@@ -219,7 +219,7 @@ static void test_reparent_pending_then_proc_wins(void **state)
 	/* A second on, /proc wins. */
 	model__confirm_reparents(m, c->updated_ns + 1500000000ULL, 0);
 	assert_int_equal(c->predicted_ppid, 0);
-	assert_int_equal(c->ppid, me);
+	assert_int_equal(c->ctx.ppid, me);
 	assert_int_equal(mismatches, 1);
 	close(fds[1]);
 	assert_int_equal(waitpid((pid_t)kid, NULL, 0), (pid_t)kid);
@@ -290,7 +290,7 @@ static void test_reparent_pending_while_parent_exits(void **state)
 	fake.kid_ppid = 100;
 	model__confirm_reparents(m, c->updated_ns + 6000000000ULL, 0);
 	assert_int_equal(c->predicted_ppid, 0);
-	assert_int_equal(c->ppid, 100);
+	assert_int_equal(c->ctx.ppid, 100);
 	assert_int_equal(mismatches, 0);
 	assert_int_equal(model__pending_reparents(m), 0);
 	model__free(m);
@@ -303,7 +303,7 @@ static void test_reparent_parent_alive_proc_wins(void **state)
 	struct mproc *c = orphan_of_exiting(m, 'S', 0);
 
 	model__confirm_reparents(m, c->updated_ns + 1500000000ULL, 0);
-	assert_int_equal(c->ppid, 30999);
+	assert_int_equal(c->ctx.ppid, 30999);
 	assert_int_equal(mismatches, 1);
 	model__free(m);
 }
@@ -325,10 +325,10 @@ static void test_exact_start_reaches_lineage(void **state)
 	fork_(m, ctx(1, 0, 1, 1, 123456789, "init"), ctx(40, 1, 1, 1, 500000000, "kid"));
 	init = model__find(m, 1);
 	kid = model__find(m, 40);
-	assert_int_equal(init->start_ns, 123456789);
+	assert_int_equal(init->ctx.start_ns, 123456789);
 	assert_non_null(kid->lineage->parent);
 	assert_int_equal(kid->lineage->parent->start_ns, 123456789);
-	decode__entity_id(1, init->start_ns, a);
+	decode__entity_id(1, init->ctx.start_ns, a);
 	decode__entity_id(kid->lineage->parent->pid, kid->lineage->parent->start_ns, b);
 	assert_string_equal(a, b);
 	model__free(m);
@@ -469,7 +469,7 @@ static void test_innermost_login_snapshot(void **state)
 	snap(m, ctx(520, 510, 520, 520, 52, "sshd"));
 	snap(m, on_tty(ctx(530, 520, 530, 530, 53, "bash"), 0x880a, "pts10"));
 	snap(m, ctx(550, 530, 550, 550, 55, "tmux: server"));
-	model__find(m, 560)->tty_nr = 0x880b;
+	model__find(m, 560)->ctx.tty_nr = 0x880b;
 	model__snapshot_done(m);
 	assert_int_equal(entry_pid(m, 510), 500);
 	assert_int_equal(entry_pid(m, 520), 500);
@@ -529,7 +529,7 @@ static void test_setpgid_to_existing_group(void **state)
 	apply(m, &r, PGT_SETPGID, sizeof(r));
 	assert_int_equal(members(m, 300), 2);
 	assert_int_equal(members(m, 200), 1);
-	assert_int_equal(model__find(m, 301)->pgid, 300);
+	assert_int_equal(model__find(m, 301)->ctx.pgid, 300);
 	model__free(m);
 }
 
@@ -546,7 +546,7 @@ static void test_non_leader_exec(void **state)
 	r.old_tid = 305;
 	apply(m, &r, PGT_EXEC, sizeof(r));
 	assert_int_equal(model__count(m), 4);
-	assert_string_equal(model__find(m, 300)->comm, "newimage");
+	assert_string_equal(model__find(m, 300)->ctx.comm, "newimage");
 	assert_string_equal(model__find(m, 300)->lineage->comm, "newimage");
 	model__free(m);
 }
@@ -570,8 +570,8 @@ static void test_stale_event_after_snapshot(void **state)
 	r.hdr.ts_ns = 400;
 	decode__record(&r, sizeof(r), &ev);
 	model__apply(m, &ev);
-	assert_int_equal(model__find(m, 300)->sid, 300);
-	assert_string_equal(model__find(m, 300)->comm, "now");
+	assert_int_equal(model__find(m, 300)->ctx.sid, 300);
+	assert_string_equal(model__find(m, 300)->ctx.comm, "now");
 	model__free(m);
 }
 

@@ -98,8 +98,8 @@ static void test_setsid_drops_tty(void **state)
 	assert_int_equal(seen.tty[1].sid, 100);
 	assert_int_equal(seen.tty[1].tty_nr, PTS1);
 	assert_int_equal(seen.tty[1].session_wide, 0);
-	assert_int_equal(model__find(m, 200)->tty_nr, 0);
-	assert_int_equal(model__find(m, 100)->tty_nr, PTS1);
+	assert_int_equal(model__find(m, 200)->ctx.tty_nr, 0);
+	assert_int_equal(model__find(m, 100)->ctx.tty_nr, PTS1);
 	pipeline__free(&pl);
 	model__free(m);
 }
@@ -123,8 +123,8 @@ static void test_hangup_clears_session(void **state)
 	assert_int_equal(seen.tty[0].how, PGT_TTY_HANGUP);
 	assert_int_equal(seen.tty[0].sid, 100);
 	assert_int_equal(seen.tty[0].session_wide, 1);
-	assert_int_equal(model__find(m, 100)->tty_nr, 0);
-	assert_int_equal(model__find(m, 200)->tty_nr, 0);
+	assert_int_equal(model__find(m, 100)->ctx.tty_nr, 0);
+	assert_int_equal(model__find(m, 200)->ctx.tty_nr, 0);
 	assert_int_equal(seen.causes, 0);
 	pipeline__finish(&pl);
 	assert_int_equal(seen.causes, 1);
@@ -148,8 +148,8 @@ static void test_steal_reported_for_the_victim(void **state)
 	assert_int_equal(seen.tty[0].sid, 100);
 	assert_int_equal(seen.tty[0].session_wide, 1);
 	assert_int_equal(seen.tty[1].how, PGT_TTY_TIOCSCTTY);
-	assert_int_equal(model__find(m, 100)->tty_nr, 0);
-	assert_int_equal(model__find(m, 200)->tty_nr, 0);
+	assert_int_equal(model__find(m, 100)->ctx.tty_nr, 0);
+	assert_int_equal(model__find(m, 200)->ctx.tty_nr, 0);
 	pipeline__free(&pl);
 	model__free(m);
 }
