@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <bpf/libbpf.h>
 #include "clock.h"
+#include "command.h"
 #include "decode.h"
 #include "loader.h"
 #include "model.h"
@@ -20,6 +21,7 @@
 #include "pipeline.h"
 #include "procfs.h"
 #include "recording.h"
+#include "replay.h"
 #include "snapshot.h"
 #include "trace.h"
 #include "tree.h"
@@ -93,10 +95,8 @@ struct tracer {
 	unsigned int verify_diffs;	/* differences found by all checks */
 	bool need_resync;		/* events were lost: re-read the machine */
 	unsigned int resyncs;
-	pid_t child;			/* the command, 0 if none */
-	struct lineage *child_line;	/* with child: its lineage link (held) */
-	int child_status;
-	bool child_done;
+	struct command cmd;		/* the command; .pid 0 if none */
+	struct lineage *child_line;	/* with a command: its lineage link (held) */
 	struct rec_writer record;	/* --record, when .f is set */
 	__u64 forks_unseen;		/* PGT_STAT_FORK_UNSEEN already acted on */
 	__u64 no_state;			/* PGT_STAT_NO_STATE already acted on */
@@ -177,7 +177,7 @@ static void report_survivors(struct tracer *s)
 	struct mproc *p;
 
 	model__for_each_proc(s->model, p)
-		if (!p->zombie && p->ctx.pid != (__u32)s->child && born_below(s, p))
+		if (!p->zombie && p->ctx.pid != (__u32)s->cmd.pid && born_below(s, p))
 			output__survivor(s->out, p, now);
 }
 
@@ -444,45 +444,6 @@ static size_t draw_tree(struct tracer *s, bool clear)
 	return n;
 }
 
-/*
- * Command mode: fork now, but hold the child on a pipe until the programs
- * are attached and it is in the filter set, so that its exec is seen.
- */
-static pid_t spawn_held(char **argv, int *release_fd)
-{
-	int pfd[2];
-	pid_t pid;
-	char c;
-
-	if (pipe2(pfd, O_CLOEXEC)) {
-		fprintf(stderr, "pgrptrace: cannot create pipe: %s\n", strerror(errno));
-		return -1;
-	}
-	pid = fork();
-	if (pid < 0) {
-		fprintf(stderr, "pgrptrace: cannot fork: %s\n", strerror(errno));
-		close(pfd[0]);
-		close(pfd[1]);
-		return -1;
-	}
-	if (pid == 0) {
-		close(pfd[1]);
-		if (read(pfd[0], &c, 1) != 1)
-			_exit(127);	/* the tracer failed to start */
-		signal(SIGPIPE, SIG_DFL);
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		signal(SIGHUP, SIG_DFL);
-		signal(SIGUSR1, SIG_DFL);
-		execvp(argv[0], argv);
-		fprintf(stderr, "pgrptrace: cannot run %s: %s\n", argv[0], strerror(errno));
-		_exit(errno == ENOENT ? 127 : 126);
-	}
-	close(pfd[0]);
-	*release_fd = pfd[1];
-	return pid;
-}
-
 static int seed_pid(struct tracer *s, pid_t root)
 {
 	pid_t *kids;
@@ -529,31 +490,6 @@ static void install_handlers(bool reopen)
 	sigemptyset(&sv.sa_mask);
 	sigaction(SIGUSR1, &sv, NULL);
 	signal(SIGPIPE, SIG_IGN);
-}
-
-static void reap_child(struct tracer *s, int flags)
-{
-	pid_t r;
-
-	if (!s->child || s->child_done)
-		return;
-	/* A blocking wait gives way to SIGINT and SIGTERM. */
-	do {
-		r = waitpid(s->child, &s->child_status, flags);
-	} while (r < 0 && errno == EINTR && !stop_signal);
-	if (r == s->child)
-		s->child_done = true;
-}
-
-static int child_exit_code(const struct tracer *s)
-{
-	if (!s->child_done)
-		return 0;
-	if (WIFEXITED(s->child_status))
-		return WEXITSTATUS(s->child_status);
-	if (WIFSIGNALED(s->child_status))
-		return 128 + WTERMSIG(s->child_status);
-	return 1;
 }
 
 /*
@@ -620,8 +556,8 @@ static int stream(struct tracer *s)
 		}
 		if (flush_out(s))
 			break;
-		reap_child(s, WNOHANG);
-		if (s->child_done)
+		command__reap(&s->cmd, false, &stop_signal);
+		if (s->cmd.done)
 			break;
 		if (deadline && now >= deadline)
 			break;
@@ -635,59 +571,6 @@ static int stream(struct tracer *s)
 	pipeline__finish(&s->pl);
 	check_losses(s);
 	return 0;
-}
-
-/*
- * --replay: a --record file through decode, the model, escapes and the
- * output, as if it came from the ring buffer. Times are the records' own.
- */
-static int replay(struct tracer *s, const char *path)
-{
-	__u64 last_ts = 0, ticked = 0, t0 = clock_ns(CLOCK_MONOTONIC), dt;
-	struct rec_reader r;
-	void *buf;
-	__u32 len;
-	int ret;
-
-	if (rec__open(&r, path)) {
-		rec__free(&r);
-		return -1;
-	}
-	/* The recording's boot and clock: the same entity ids and times as live. */
-	decode__set_boot_id(r.boot_id);
-	output__set_clock(s->out, r.boot_to_real_ns);
-	output__start(s->out);
-	while ((ret = rec__next(&r, &buf, &len)) > 0) {
-		if (len >= sizeof(struct pgt_hdr))
-			last_ts = ((struct pgt_hdr *)buf)->ts_ns;
-		on_record(s, buf, len);
-		/* Held escapes fall due by the records' clock, as they would live. */
-		if (last_ts > ticked + 1000000ULL) {
-			pipeline__tick(&s->pl, last_ts);
-			ticked = last_ts;
-		}
-		if (!(r.count % 4096)) {
-			pipeline__close_causes(&s->pl, last_ts - 10000000ULL);
-			if (flush_out(s)) {
-				ret = -1;
-				break;
-			}
-		}
-	}
-	pipeline__finish(&s->pl);
-	flush_out(s);
-	if (r.damaged) {
-		fprintf(stderr, "pgrptrace: %s: %llu damaged records skipped\n", path,
-			(unsigned long long)r.damaged);
-		ret = -1;
-	}
-	dt = clock_ns(CLOCK_MONOTONIC) - t0;
-	if (s->opts->verbose)
-		fprintf(stderr, "pgrptrace: replayed %llu records in %llu us (%llu records/s)\n",
-			(unsigned long long)r.count, (unsigned long long)dt / 1000,
-			(unsigned long long)(dt ? r.count * 1000000000ULL / dt : 0));
-	rec__free(&r);
-	return ret;
 }
 
 /* What a run needs before its first record: locale, boot id, model, output, pipeline. */
@@ -717,8 +600,7 @@ static int session_open(struct tracer *s, const struct output_cfg *ocfg)
  * file, the command (held until released), the BPF side, the filter, the
  * ring buffer reader and the snapshot.
  */
-static int start_tracing(struct tracer *s, const struct loader_cfg *lcfg, int *release_fd,
-			 __u64 t_start)
+static int start_tracing(struct tracer *s, const struct loader_cfg *lcfg, __u64 t_start)
 {
 	const struct opts *o = s->opts;
 	__u64 t_loaded;
@@ -733,16 +615,13 @@ static int start_tracing(struct tracer *s, const struct loader_cfg *lcfg, int *r
 			return -1;
 		}
 	}
-	if (o->cmd) {
-		s->child = spawn_held(o->cmd, release_fd);
-		if (s->child < 0)
-			return -1;
-	}
+	if (o->cmd && command__spawn(&s->cmd, o->cmd))
+		return -1;
 	if (loader__start(&s->loader, lcfg))
 		return -1;
 	t_loaded = clock_ns(CLOCK_MONOTONIC);
-	if (s->child && lcfg->filter && loader__trace(&s->loader, s->child)) {
-		fprintf(stderr, "pgrptrace: cannot add pid %d to the filter\n", s->child);
+	if (s->cmd.pid && lcfg->filter && loader__trace(&s->loader, s->cmd.pid)) {
+		fprintf(stderr, "pgrptrace: cannot add pid %d to the filter\n", s->cmd.pid);
 		return -1;
 	}
 	if (o->pid && seed_pid(s, o->pid))
@@ -762,8 +641,8 @@ static int start_tracing(struct tracer *s, const struct loader_cfg *lcfg, int *r
 		fprintf(stderr, "pgrptrace: loaded and attached in %llu ms, snapshot in %llu ms\n",
 			(unsigned long long)(t_loaded - t_start) / 1000000,
 			(unsigned long long)(clock_ns(CLOCK_MONOTONIC) - t_loaded) / 1000000);
-	if (s->child) {
-		const struct mproc *cp = model__find(s->model, (__u32)s->child);
+	if (s->cmd.pid) {
+		const struct mproc *cp = model__find(s->model, (__u32)s->cmd.pid);
 
 		/* Its link, not its (pid, start): a start read from /proc is corrected later. */
 		s->child_line = cp ? lineage__get(cp->lineage) : NULL;
@@ -791,21 +670,6 @@ static int one_shot(struct tracer *s)
 	return flush_out(s) || s->verify_diffs || none ? 1 : 0;
 }
 
-/* Let the held command run, now that everything it does will be seen. */
-static int release_command(struct tracer *s, int *release_fd)
-{
-	if (*release_fd < 0)
-		return 0;
-	if (write(*release_fd, "x", 1) != 1) {
-		fprintf(stderr, "pgrptrace: cannot start %s: %s\n", s->opts->cmd[0],
-			strerror(errno));
-		return -1;
-	}
-	close(*release_fd);
-	*release_fd = -1;
-	return 0;
-}
-
 /* The stream until a stop, the command's end or a closed stdout; the exit status. */
 static int trace_live(struct tracer *s)
 {
@@ -828,16 +692,16 @@ static int trace_live(struct tracer *s)
 		ring_buffer__free(s->rb);
 		s->rb = NULL;
 		loader__stop(&s->loader);
-		reap_child(s, 0);
+		command__reap(&s->cmd, true, &stop_signal);
 	} else {
 		if (ret == 0 && o->verify)
 			run_verify(s);
-		if (ret == 0 && o->escapes && s->child)
+		if (ret == 0 && o->escapes && s->cmd.pid)
 			report_survivors(s);
 	}
 	/* The command's status; a model that differed fails a command that did not. */
-	if (ret == 0 && s->child_done && !stop_signal)
-		ret = child_exit_code(s);
+	if (ret == 0 && s->cmd.done && !stop_signal)
+		ret = command__exit_code(&s->cmd);
 	if (ret == 0 && s->verify_diffs)
 		ret = 1;
 	return ret;
@@ -875,7 +739,7 @@ static int end_report(struct tracer *s, int ret)
 }
 
 /* Everything a run holds, released whatever stopped it; @ret, or 1 if the recording fails. */
-static int session_close(struct tracer *s, int release_fd, int ret)
+static int session_close(struct tracer *s, int ret)
 {
 	const struct opts *o = s->opts;
 	int werr;
@@ -890,10 +754,9 @@ static int session_close(struct tracer *s, int release_fd, int ret)
 		if (werr)
 			ret = 1;
 	}
-	if (release_fd >= 0)
-		close(release_fd);	/* an unreleased child exits 127 */
-	if (s->child > 0 && !s->child_done && ret != 0)
-		reap_child(s, 0);
+	command__close(&s->cmd);	/* an unreleased command exits 127 */
+	if (ret != 0)
+		command__reap(&s->cmd, true, &stop_signal);
 	ring_buffer__free(s->rb);
 	if (s->loader.skel)
 		loader__stop(&s->loader);
@@ -927,27 +790,33 @@ int trace__run(const struct opts *o)
 		.print_events = (!tree_mode && !o->escapes) || (o->verify && o->output),
 		.print_escapes = !tree_mode || (o->verify && o->output),
 		.filtering = lcfg.filter,
+		.cmd = { .release_fd = -1 },
 	};
 	__u64 t_start = clock_ns(CLOCK_MONOTONIC);
-	int release_fd = -1, ret = 1;
+	int ret = 1;
 
 	if (session_open(&s, &ocfg))
 		goto out;
 	if (o->replay) {
-		ret = replay(&s, o->replay) ? 1 : 0;
+		struct replay_cfg rc = {
+			.path = o->replay, .on_record = on_record, .ctx = &s,
+			.pl = &s.pl, .out = s.out, .verbose = o->verbose,
+		};
+
+		ret = replay__run(&rc) ? 1 : 0;
 		goto done;
 	}
-	if (start_tracing(&s, &lcfg, &release_fd, t_start))
+	if (start_tracing(&s, &lcfg, t_start))
 		goto out;
 	if (o->snapshot || (o->verify && !o->cmd)) {
 		ret = one_shot(&s);
 		goto done;
 	}
-	if (release_command(&s, &release_fd))
+	if (command__release(&s.cmd, o->cmd ? o->cmd[0] : NULL))
 		goto out;
 	ret = trace_live(&s);
 done:
 	ret = end_report(&s, ret);
 out:
-	return session_close(&s, release_fd, ret);
+	return session_close(&s, ret);
 }

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Command mode (pgrptrace -- CMD): the command is forked at start but held
+ * on a pipe until the programs are attached and it is in the filter set,
+ * so that its exec and everything after it is seen.
+ */
+#ifndef __COMMAND_H
+#define __COMMAND_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <sys/types.h>
+
+struct command {
+	pid_t pid;		/* 0 until spawned */
+	int release_fd;		/* the held child's pipe, -1 once released */
+	int status;		/* as waitpid() gives it, valid when done */
+	bool done;		/* reaped */
+};
+
+/* Forks @argv, held. Returns 0, or -1 said on stderr. */
+int command__spawn(struct command *c, char **argv);
+/* Lets the held command run. Returns 0, or -1 said on stderr. */
+int command__release(struct command *c, const char *name);
+/*
+ * Reaps the command if it has ended; with @block, waits for it, giving way
+ * when *@stop is set by a signal handler.
+ */
+void command__reap(struct command *c, bool block, const volatile sig_atomic_t *stop);
+/* Its exit status as a shell gives it (128 + signal), 0 if not reaped. */
+int command__exit_code(const struct command *c);
+/* Closes the pipe of a command never released: it exits 127 unseen. */
+void command__close(struct command *c);
+
+#endif /* __COMMAND_H */

@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <stdio.h>
+#include <time.h>
+#include "clock.h"
+#include "decode.h"
+#include "recording.h"
+#include "replay.h"
+
+/* How often the records' own clock ticks the pipeline, and closes causes. */
+#define TICK_NS		1000000ULL
+#define CAUSE_QUIET_NS	10000000ULL
+#define FLUSH_EVERY	4096
+
+/* Write what is due: every record before the first of a signal cause still open. */
+static int flush(const struct replay_cfg *cfg)
+{
+	output__hold(cfg->out, pipeline__oldest_open(cfg->pl));
+	return output__flush(cfg->out);
+}
+
+int replay__run(const struct replay_cfg *cfg)
+{
+	__u64 last_ts = 0, ticked = 0, t0 = clock_ns(CLOCK_MONOTONIC), dt;
+	struct rec_reader r;
+	void *buf;
+	__u32 len;
+	int ret;
+
+	if (rec__open(&r, cfg->path)) {
+		rec__free(&r);
+		return -1;
+	}
+	decode__set_boot_id(r.boot_id);
+	output__set_clock(cfg->out, r.boot_to_real_ns);
+	output__start(cfg->out);
+	while ((ret = rec__next(&r, &buf, &len)) > 0) {
+		if (len >= sizeof(struct pgt_hdr))
+			last_ts = ((struct pgt_hdr *)buf)->ts_ns;
+		cfg->on_record(cfg->ctx, buf, len);
+		/* Held escapes fall due by the records' clock, as they would live. */
+		if (last_ts > ticked + TICK_NS) {
+			pipeline__tick(cfg->pl, last_ts);
+			ticked = last_ts;
+		}
+		if (!(r.count % FLUSH_EVERY)) {
+			pipeline__close_causes(cfg->pl, last_ts - CAUSE_QUIET_NS);
+			if (flush(cfg)) {
+				ret = -1;
+				break;
+			}
+		}
+	}
+	pipeline__finish(cfg->pl);
+	flush(cfg);
+	if (r.damaged) {
+		fprintf(stderr, "pgrptrace: %s: %llu damaged records skipped\n", cfg->path,
+			(unsigned long long)r.damaged);
+		ret = -1;
+	}
+	dt = clock_ns(CLOCK_MONOTONIC) - t0;
+	if (cfg->verbose)
+		fprintf(stderr, "pgrptrace: replayed %llu records in %llu us (%llu records/s)\n",
+			(unsigned long long)r.count, (unsigned long long)dt / 1000,
+			(unsigned long long)(dt ? r.count * 1000000000ULL / dt : 0));
+	rec__free(&r);
+	return ret;
+}
