@@ -8,6 +8,9 @@
  */
 #include "common.bpf.h"
 
+/* Testing aid: the verifier refuses this program, as a kernel without iterators would. */
+const volatile bool test_fault_iter = false;
+
 SEC("iter/task")
 int snapshot_task(struct bpf_iter__task *ctx)
 {
@@ -15,6 +18,8 @@ int snapshot_task(struct bpf_iter__task *ctx)
 	struct task_struct *t = ctx->task;
 	struct pgt_snap rec = {};
 
+	if (test_fault_iter)
+		return *(volatile int *)(long)bpf_get_smp_processor_id();	/* scalar as pointer */
 	if (!t || t->pid != t->tgid)
 		return 0;
 	rec.hdr.type = PGT_SNAP;

@@ -265,6 +265,47 @@ static void json_kv(struct sbuf *sb, const char *key, const char *val)
 		sbuf__puts(sb, "null");
 }
 
+static void json_program(void *ctx, const char *name, const char *section)
+{
+	struct sbuf *sb = ctx;
+
+	sbuf__puts(sb, sb->buf[sb->len - 1] == '[' ? "{" : ",{");
+	json_kv(sb, "name", name);
+	sbuf__putc(sb, ',');
+	json_kv(sb, "section", section);
+	sbuf__putc(sb, '}');
+}
+
+/* "events": each kind of event, the hook it uses here and the fallback below. */
+static void json_events(struct sbuf *sb, const struct facts *f)
+{
+	size_t i;
+
+	sbuf__puts(sb, ",\"events\":[");
+	for (i = 0; f->best >= 0 && i < (size_t)f->nrows; i++) {
+		const struct hook_row *r = &f->rows[i];
+		const char *missing = f->best == HOOK_FENTRY ? r->fentry_missing : NULL;
+		int fb = fallback_of(f, r);
+		const char *loss;
+
+		sbuf__puts(sb, i ? ",{" : "{");
+		json_kv(sb, "event", r->event);
+		sbuf__putc(sb, ',');
+		json_kv(sb, "hook", r->at[f->best]);
+		sbuf__printf(sb, ",\"level\":\"%s\",", loader__level_name(f->best));
+		json_kv(sb, "fentry_missing", missing);
+		sbuf__putc(sb, ',');
+		json_kv(sb, "fallback", fb >= 0 ? r->at[fb] : NULL);
+		sbuf__putc(sb, ',');
+		json_kv(sb, "fallback_level", fb >= 0 ? loader__level_name(fb) : NULL);
+		loss = fb >= 0 ? fallback_loss(r, f->best, fb) : NULL;
+		sbuf__putc(sb, ',');
+		json_kv(sb, "fallback_loses", fb >= 0 ? (loss ?: "nothing") : NULL);
+		sbuf__putc(sb, '}');
+	}
+	sbuf__putc(sb, ']');
+}
+
 static void print_json(const struct opts *o, const struct facts *f)
 {
 	struct sbuf sb = {};
@@ -318,29 +359,12 @@ static void print_json(const struct opts *o, const struct facts *f)
 	} else {
 		sbuf__puts(&sb, "null");
 	}
-	sbuf__puts(&sb, ",\"events\":[");
-	for (i = 0; f->best >= 0 && i < (size_t)f->nrows; i++) {
-		const struct hook_row *r = &f->rows[i];
-		const char *missing = f->best == HOOK_FENTRY ? r->fentry_missing : NULL;
-		int fb = fallback_of(f, r);
-		const char *loss;
-
-		sbuf__puts(&sb, i ? ",{" : "{");
-		json_kv(&sb, "event", r->event);
-		sbuf__putc(&sb, ',');
-		json_kv(&sb, "hook", r->at[f->best]);
-		sbuf__printf(&sb, ",\"level\":\"%s\",", loader__level_name(f->best));
-		json_kv(&sb, "fentry_missing", missing);
-		sbuf__putc(&sb, ',');
-		json_kv(&sb, "fallback", fb >= 0 ? r->at[fb] : NULL);
-		sbuf__putc(&sb, ',');
-		json_kv(&sb, "fallback_level", fb >= 0 ? loader__level_name(fb) : NULL);
-		loss = fb >= 0 ? fallback_loss(r, f->best, fb) : NULL;
-		sbuf__putc(&sb, ',');
-		json_kv(&sb, "fallback_loses", fb >= 0 ? (loss ?: "nothing") : NULL);
-		sbuf__putc(&sb, '}');
-	}
-	sbuf__printf(&sb, "],\"can_trace\":%s,", f->best >= 0 ? "true" : "false");
+	json_events(&sb, f);
+	/* Every program in the object, loaded or not: what a test looks for in bpftool. */
+	sbuf__puts(&sb, ",\"programs\":[");
+	loader__for_each_program(json_program, &sb);
+	sbuf__putc(&sb, ']');
+	sbuf__printf(&sb, ",\"can_trace\":%s,", f->best >= 0 ? "true" : "false");
 	json_kv(&sb, "level", f->best >= 0 ? loader__level_name(f->best) : NULL);
 	sbuf__puts(&sb, "}\n");
 	fwrite(sb.buf, 1, sb.len, stdout);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -32,8 +33,6 @@ static __u64 mono_ms(void)
 {
 	return clock_ns(CLOCK_MONOTONIC) / 1000000;
 }
-/* The last libbpf line that named a failing program, for the one-line error. */
-static char last_prog_err[512];
 /*
  * The first warning of a load: what failed before any program did (an
  * extern kfunc the kernel lacks, a map type it does not know), which the
@@ -49,9 +48,6 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 	va_copy(copy, args);
 	vsnprintf(line, sizeof(line), fmt, copy);
 	va_end(copy);
-	if (level == LIBBPF_WARN && strstr(line, "prog '") &&
-	    (strstr(line, "fail") || strstr(line, "error")))
-		snprintf(last_prog_err, sizeof(last_prog_err), "%s", line);
 	if (level == LIBBPF_WARN && !first_warn[0])
 		snprintf(first_warn, sizeof(first_warn), "%s",
 			 strncmp(line, "libbpf: ", 8) ? line : line + 8);
@@ -111,14 +107,6 @@ static int ensure_tracefs(struct loader *l)
 	if (verbosity)
 		fprintf(stderr, "pgrptrace: mounted tracefs on %s\n", TRACEFS_PATH);
 	return 0;
-}
-
-/* From libbpf's last "prog 'NAME': failed to load: -ERR": the program and errno. */
-static bool last_load_failure(char name[128], int *err)
-{
-	const char *p = strstr(last_prog_err, "prog '");
-
-	return p && sscanf(p, "prog '%127[^']': failed to load: %d", name, err) == 2;
 }
 
 /* The kernel's own BTF, parsed once: which functions the fentry programs can hook. */
@@ -480,6 +468,22 @@ int loader__hook_rows(struct hook_row *rows, int max)
 	return i;
 }
 
+int loader__for_each_program(loader_prog_fn fn, void *ctx)
+{
+	struct pgrptrace_bpf *skel = pgrptrace_bpf__open();
+	struct bpf_program *prog;
+	int n = 0;
+
+	if (!skel)
+		return -errno;
+	bpf_object__for_each_program(prog, skel->obj) {
+		fn(ctx, bpf_program__name(prog), bpf_program__section_name(prog));
+		n++;
+	}
+	pgrptrace_bpf__destroy(skel);
+	return n;
+}
+
 /* The programs of @level, from hook_defs: the syscall groups and fentry aside. */
 static void select_level(struct pgrptrace_bpf *skel, enum hook_level level)
 {
@@ -585,40 +589,112 @@ static int probe_fentry(char *why, size_t len)
 
 /*
  * Testing aid: PGRPTRACE_TEST_FAULT=<level>|all makes the exec programs of
- * that level fail the verifier, as on a kernel that refuses them.
+ * that level fail the verifier, as on a kernel that refuses them; "iter"
+ * makes the snapshot iterator fail it.
  */
-static bool fault_injected(enum hook_level level)
+static bool fault_injected(const char *what)
 {
 	const char *f = getenv("PGRPTRACE_TEST_FAULT");
 
-	return f && (!strcmp(f, "all") || !strcmp(f, level_names[level]));
+	return f && (!strcmp(f, "all") || !strcmp(f, what));
 }
 
 /*
- * One line that names the program libbpf failed on, from its last warning
- * ("prog 'NAME': failed to load: -ERR"); libbpf itself prints the verifier
- * log with -v.
+ * Each program's verifier log goes to a buffer of its own, so that a refused
+ * program is known by its own load result, not by libbpf's messages: a load
+ * runs without a log, and libbpf repeats a failed one with the log on, into
+ * that program's buffer. The size is libbpf's own (BPF_LOG_BUF_SIZE), so that
+ * a long log is not cut short into ENOSPC; mapped without reserve, only the
+ * pages a log fills cost memory.
  */
-static void report_load_error(struct pgrptrace_bpf *skel, enum hook_level level, int err)
-{
-	const struct bpf_program *prog = NULL;
-	char name[128];
-	int perr;
+#define PROG_LOG_SIZE	(UINT32_MAX >> 8)
 
-	if (last_load_failure(name, &perr)) {
-		prog = bpf_object__find_program_by_name(skel->obj, name);
-		err = perr;
+struct prog_logs {
+	char *base;		/* NULL: no buffers, the failing program unknown */
+	size_t len;
+};
+
+static void logs_set(struct prog_logs *pl, struct bpf_object *obj)
+{
+	struct bpf_program *prog;
+	size_t n = 0;
+
+	bpf_object__for_each_program(prog, obj)
+		n++;
+	pl->len = n * (size_t)PROG_LOG_SIZE;
+	pl->base = mmap(NULL, pl->len, PROT_READ | PROT_WRITE,
+			MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (pl->base == MAP_FAILED) {
+		pl->base = NULL;
+		return;
 	}
+	n = 0;
+	bpf_object__for_each_program(prog, obj)
+		bpf_program__set_log_buf(prog, pl->base + n++ * (size_t)PROG_LOG_SIZE,
+					 PROG_LOG_SIZE);
+}
+
+/* The program whose load failed: the one with a log; NULL if none has (an object-level failure). */
+static struct bpf_program *logs_failed(const struct prog_logs *pl, struct bpf_object *obj,
+				       const char **log)
+{
+	struct bpf_program *prog;
+	size_t n = 0;
+
+	if (!pl->base)
+		return NULL;
+	bpf_object__for_each_program(prog, obj) {
+		const char *buf = pl->base + n++ * (size_t)PROG_LOG_SIZE;
+
+		if (bpf_program__autoload(prog) && buf[0]) {
+			*log = buf;
+			return prog;
+		}
+	}
+	return NULL;
+}
+
+static void logs_free(struct prog_logs *pl, struct bpf_object *obj)
+{
+	struct bpf_program *prog;
+
+	if (!pl->base)
+		return;
+	bpf_object__for_each_program(prog, obj)
+		bpf_program__set_log_buf(prog, NULL, 0);
+	munmap(pl->base, pl->len);
+	pl->base = NULL;
+}
+
+/*
+ * One line that names the program that failed, with libbpf's error; the
+ * verifier's log with -v. A failure before any program loaded (an extern
+ * kfunc the kernel lacks, a map type it does not know) is named by libbpf's
+ * first warning.
+ */
+static void load_failure(struct loader *l, const struct bpf_program *prog, const char *log,
+			 enum hook_level level, int err, bool quiet)
+{
 	if (prog)
-		fprintf(stderr, "pgrptrace: cannot load BPF program %s (%s): %s\n", name,
-			bpf_program__section_name(prog), strerror(-err));
+		snprintf(l->failure, sizeof(l->failure), "cannot load BPF program %s (%s): %s",
+			 bpf_program__name(prog), bpf_program__section_name(prog), strerror(-err));
 	else if (first_warn[0])
-		fprintf(stderr, "pgrptrace: cannot load BPF object (%s hooks): %.*s\n",
-			level_names[level], (int)strcspn(first_warn, "\n"), first_warn);
+		snprintf(l->failure, sizeof(l->failure), "cannot load BPF object (%s hooks): %.*s",
+			 level_names[level], (int)strcspn(first_warn, "\n"), first_warn);
 	else
-		fprintf(stderr, "pgrptrace: cannot load BPF object (%s hooks): %s\n",
-			level_names[level], strerror(-err));
-	if (!verbosity)
+		snprintf(l->failure, sizeof(l->failure), "cannot load BPF object (%s hooks): %s",
+			 level_names[level], strerror(-err));
+	if (quiet) {
+		if (verbosity)
+			fprintf(stderr, "pgrptrace: %s hooks do not load here (%s), trying the next\n",
+				level_names[level], l->failure);
+		return;
+	}
+	fprintf(stderr, "pgrptrace: %s\n", l->failure);
+	if (prog && verbosity)
+		fprintf(stderr, "pgrptrace: the verifier's log of %s:\n%s\n", bpf_program__name(prog),
+			log);
+	else if (!verbosity)
 		fprintf(stderr, "pgrptrace: run with -v for the verifier log\n");
 }
 
@@ -658,7 +734,10 @@ static int open_and_load(struct loader *l, const struct loader_cfg *cfg, enum ho
 			 bool with_iter, bool quiet)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, oo, .btf_custom_path = cfg->btf_path);
+	struct prog_logs logs = {};
+	struct bpf_program *failed;
 	struct pgrptrace_bpf *skel;
+	const char *log = NULL;
 	__u64 t0 = mono_ms();
 	int err;
 
@@ -676,7 +755,8 @@ static int open_and_load(struct loader *l, const struct loader_cfg *cfg, enum ho
 	skel->rodata->signal_mode = cfg->signal_mode;
 	if (cfg->ringbuf_bytes)
 		bpf_map__set_max_entries(skel->maps.events, cfg->ringbuf_bytes);
-	skel->rodata->test_fault_exec = fault_injected(level);
+	skel->rodata->test_fault_exec = fault_injected(level_names[level]);
+	skel->rodata->test_fault_iter = !strcmp(getenv("PGRPTRACE_TEST_FAULT") ?: "", "iter");
 	skel->rodata->have_task_storage = kfeat.task_storage;
 	skel->rodata->have_snprintf = kfeat.snprintf;
 	if (!kfeat.task_storage) {
@@ -689,25 +769,25 @@ static int open_and_load(struct loader *l, const struct loader_cfg *cfg, enum ho
 	bpf_program__set_autoload(skel->progs.snapshot_task, with_iter);
 	bpf_program__set_autoattach(skel->progs.snapshot_task, false);
 
-	last_prog_err[0] = '\0';
 	first_warn[0] = '\0';
+	logs_set(&logs, skel->obj);
 	t0 = mono_ms();
 	err = pgrptrace_bpf__load(skel);
 	t_load_ms = mono_ms() - t0;
-	if (err && with_iter && strstr(last_prog_err, "'snapshot_task'")) {
+	failed = err ? logs_failed(&logs, skel->obj, &log) : NULL;
+	if (err && with_iter && (!failed || failed == skel->progs.snapshot_task)) {
 		/* Without task iterators, the snapshot comes from /proc. */
+		logs_free(&logs, skel->obj);
 		pgrptrace_bpf__destroy(skel);
 		return open_and_load(l, cfg, level, false, quiet);
 	}
 	if (err) {
-		if (!quiet)
-			report_load_error(skel, level, err);
-		else if (verbosity)
-			fprintf(stderr, "pgrptrace: %s hooks do not load here, trying the next\n",
-				level_names[level]);
+		load_failure(l, failed, log, level, err, quiet);
+		logs_free(&logs, skel->obj);
 		pgrptrace_bpf__destroy(skel);
 		return -1;
 	}
+	logs_free(&logs, skel->obj);
 	if (!kfeat.snprintf)
 		fill_work_funcs(skel);
 	l->skel = skel;
@@ -729,41 +809,64 @@ static int parse_level(const char *s, enum hook_level *out)
 	return -1;
 }
 
+/*
+ * The skeleton's attach, one program at a time, so that a refusal names its
+ * program from libbpf's own result. Links go where the skeleton's destroy
+ * finds them.
+ */
+static int attach_all(struct loader *l)
+{
+	const struct bpf_object_skeleton *s = l->skel->skeleton;
+	int i, err;
+
+	for (i = 0; i < s->prog_cnt; i++) {
+		struct bpf_program *prog = *s->progs[i].prog;
+		struct bpf_link **link = s->progs[i].link;
+
+		if (!bpf_program__autoload(prog) || !bpf_program__autoattach(prog) || *link)
+			continue;
+		*link = bpf_program__attach(prog);
+		if (!*link) {
+			err = -errno;
+			snprintf(l->failure, sizeof(l->failure),
+				 "cannot attach BPF program %s (%s): %s", bpf_program__name(prog),
+				 bpf_program__section_name(prog), strerror(-err));
+			return err;
+		}
+	}
+	return 0;
+}
+
 /* Open, load and attach one level; on failure nothing stays loaded. */
 static int start_level(struct loader *l, const struct loader_cfg *cfg, enum hook_level level,
 		       bool quiet)
 {
-	char why[256];
+	char why[200];
 	__u64 t0;
-	int err;
 
+	l->failure[0] = '\0';
 	if (level_missing(level, why, sizeof(why))) {
+		snprintf(l->failure, sizeof(l->failure), "%s", why);
 		if (!quiet)
 			fprintf(stderr, "pgrptrace: cannot use %s hooks here: %s\n",
 				level_names[level], why);
 		else if (verbosity)
 			fprintf(stderr, "pgrptrace: %s hooks: %s, trying the next\n",
 				level_names[level], why);
-		snprintf(first_warn, sizeof(first_warn), "%s", why);
-		last_prog_err[0] = '\0';
 		return -1;
 	}
 	if (open_and_load(l, cfg, level, !getenv("PGRPTRACE_TEST_NO_ITER"), quiet))
 		return -1;
-	last_prog_err[0] = '\0';
-	first_warn[0] = '\0';
 	t0 = mono_ms();
-	err = pgrptrace_bpf__attach(l->skel);
-	t_attach_ms = mono_ms() - t0;
-	if (!err)
+	if (!attach_all(l)) {
+		t_attach_ms = mono_ms() - t0;
 		return 0;
-	if (!quiet && last_prog_err[0])
-		fprintf(stderr, "pgrptrace: cannot attach BPF program: %s", last_prog_err);
-	else if (!quiet)
-		fprintf(stderr, "pgrptrace: cannot attach BPF programs: %s\n", strerror(-err));
+	}
+	if (!quiet)
+		fprintf(stderr, "pgrptrace: %s\n", l->failure);
 	else if (verbosity)
-		fprintf(stderr, "pgrptrace: %s hooks do not attach here, trying the next\n",
-			level_names[level]);
+		fprintf(stderr, "pgrptrace: %s hooks do not attach here (%s), trying the next\n",
+			level_names[level], l->failure);
 	loader__stop(l);
 	return -1;
 }
@@ -835,7 +938,6 @@ int loader__probe(const struct loader_cfg *cfg, enum hook_level level, char *why
 		  bool *has_iter)
 {
 	struct loader l = {};
-	const char *p;
 
 	verbosity = cfg->verbose;
 	libbpf_set_print(libbpf_print);
@@ -843,10 +945,7 @@ int loader__probe(const struct loader_cfg *cfg, enum hook_level level, char *why
 	if (level == HOOK_FENTRY && probe_fentry(why, len))
 		return -1;
 	if (start_level(&l, cfg, level, true)) {
-		/* libbpf's last warning names the program and the step that failed. */
-		p = strstr(last_prog_err, "prog '");
-		p = p ?: first_warn[0] ? first_warn : "refused";
-		snprintf(why, len, "%.*s", (int)strcspn(p, "\n"), p);
+		snprintf(why, len, "%s", l.failure[0] ? l.failure : "refused");
 		return -1;
 	}
 	*has_iter = l.has_iter;

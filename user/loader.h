@@ -40,6 +40,7 @@ struct loader {
 	enum hook_level level;
 	bool mounted_tracefs;
 	bool has_iter;		/* the iter/task snapshot program loaded */
+	char failure[256];	/* why the last level did not start, in one line */
 };
 
 /* Everything up to attached programs; prints why and returns -1 on failure. */
@@ -96,6 +97,9 @@ struct hook_row {
  * (syscall groups as decided by the last fentry load); their number, or -errno.
  */
 int loader__hook_rows(struct hook_row *rows, int max);
+/* Every program of the object, loaded or not: its name and section. Their number, or -errno. */
+typedef void (*loader_prog_fn)(void *ctx, const char *name, const char *section);
+int loader__for_each_program(loader_prog_fn fn, void *ctx);
 /* Make tracefs available for the syscall tracepoints (mounting it if needed). */
 int loader__tracefs(struct loader *l);
 

@@ -15,7 +15,6 @@ Safety rules, enforced here for every test:
 """
 import atexit
 import ctypes
-import glob
 import json
 import os
 import re
@@ -30,20 +29,20 @@ PGRPTRACE = os.environ.get("PGRPTRACE", os.path.abspath("pgrptrace"))
 WORKLOAD = os.environ.get("WORKLOAD", os.path.abspath(".output/tests/workload"))
 TIMEOUT = 60
 
-# Program names as the kernel keeps them (16 bytes with the NUL).
-def _our_progs():
-    """Every program in bpf/, by the name the kernel keeps (15 characters)."""
-    names = set()
-    bpf = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
-        os.path.abspath(__file__)))), "bpf")
-    for f in glob.glob(os.path.join(bpf, "*.bpf.c")):
-        src = open(f).read()
-        names.update(m[:15] for m in re.findall(
-            r'^SEC\(.*\)\s*\nint\s+(?:BPF_PROG\(\s*)?(\w+)', src, re.M))
-    return names
+def our_progs():
+    """Every program in the tracer's BPF object, by the name the kernel keeps
+    (15 characters), as `pgrptrace --check --json` lists them; read once."""
+    global _our_progs
+    if _our_progs is None:
+        out = subprocess.run([PGRPTRACE, "--check", "--json"], stdout=subprocess.PIPE,
+                             stderr=subprocess.DEVNULL, timeout=TIMEOUT, text=True).stdout
+        _our_progs = {p["name"][:15] for p in json.loads(out)["programs"]}
+        if not _our_progs:
+            raise RuntimeError("pgrptrace --check --json lists no programs")
+    return _our_progs
 
 
-OUR_PROGS = _our_progs()
+_our_progs = None
 
 _libc = ctypes.CDLL(None, use_errno=True)
 
@@ -186,7 +185,7 @@ class Tap:
 
 def loaded_progs():
     out = run(["bpftool", "-j", "prog", "show"], check=True).stdout
-    return [p for p in json.loads(out or "[]") if p.get("name") in OUR_PROGS]
+    return [p for p in json.loads(out or "[]") if p.get("name") in our_progs()]
 
 
 def check_nothing_left(t, what):

@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 """Every error path: a clear message on stderr, the right exit code, nothing
 on stdout, and no BPF program left behind."""
+import json
 import os
 import select
 import shutil
@@ -54,6 +55,12 @@ expect(["-d", "1"], 1, "bad PGRPTRACE_HOOKS", "bad hook level",
 # Forced to the broken level, there is no fallback.
 expect(["-d", "1"], 1, "cannot load BPF program sched_process_exec (tp_btf/", "forced level",
        env={"PGRPTRACE_HOOKS": "tp_btf", "PGRPTRACE_TEST_FAULT": "tp_btf"})
+# --check names the refused program from its own load result.
+p = run([PGRPTRACE, "--check", "--json"], capture_output=True, text=True, timeout=120,
+        env=dict(os.environ, PGRPTRACE_TEST_FAULT="tp_btf"))
+why = {l["name"]: l["reason"] for l in json.loads(p.stdout or '{"levels":[]}')["levels"]}
+t.eq(why.get("tp_btf"), "cannot load BPF program sched_process_exec (tp_btf/sched_process_exec): "
+     "Permission denied", "check: a refused level names its program and the error")
 # With the tp_btf level refused (and fentry, which adds to it), automatic
 # selection falls back to raw_tp.
 r = run_tracer(["-v", "--json", "--"] + workload("exit", 6),

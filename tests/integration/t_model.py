@@ -5,6 +5,7 @@ init), --snapshot against ps, --verify against /proc, and the tree of a known
 workload against its expected drawing."""
 import json
 import os
+import re
 import signal
 import tempfile
 
@@ -102,6 +103,18 @@ p = run([PGRPTRACE, "--verify"], capture_output=True, text=True, timeout=60,
                    env=dict(os.environ, PGRPTRACE_TEST_NO_ITER="1"))
 t.eq(p.returncode, 0, "no iterator: verify passes from the /proc snapshot")
 t.eq(p.stderr.count("task iterators are not available"), 1, "no iterator: said once on stderr")
+# An iterator the verifier refuses is known by its own load result: the
+# load is repeated without it, and the rest of the programs stay.
+p = run([PGRPTRACE, "-v", "--verify"], capture_output=True, text=True, timeout=60,
+        env=dict(os.environ, PGRPTRACE_TEST_FAULT="iter"))
+t.eq(p.returncode, 0, "iterator refused: verify passes from the /proc snapshot")
+t.eq(p.stderr.count("task iterators are not available"), 1,
+     "iterator refused: the snapshot comes from /proc, said once")
+t.ok(re.search(r"attached with \w+ hooks", p.stderr) and "do not load here" not in p.stderr,
+     "iterator refused: the first level tried still attaches", p.stderr[-400:])
+p = run([PGRPTRACE, "--check", "--json"], capture_output=True, text=True, timeout=120,
+        env=dict(os.environ, PGRPTRACE_TEST_FAULT="iter"))
+t.eq(json.loads(p.stdout or "{}").get("iterators"), False, "iterator refused: --check says so")
 
 # A known workload drawn as a tree.
 facts_path = tempfile.mktemp(prefix="pgt-tree-facts-")
