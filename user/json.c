@@ -4,6 +4,7 @@
 #include <string.h>
 #include <time.h>
 #include "format.h"
+#include "jsonw.h"
 
 #define YEAR_9999_END	253402300799LL	/* the last second RFC 3339 can write */
 
@@ -55,406 +56,431 @@ void fmt__rfc3339(const struct fmt_ctx *fc, __u64 boot_ns, char *buf, size_t len
 	buf[date_len + 10] = '\0';
 }
 
-/* "name":"value" with "name_hex" added when the bytes were not UTF-8. */
-/* "key": */
-static void json_key(struct sbuf *sb, const char *key)
+static void json_id_or_null(struct jsonw *w, const char *key, __u32 v)
 {
-	sbuf__putc(sb, '"');
-	sbuf__puts(sb, key);
-	sbuf__puts(sb, "\":");
-}
-
-static void json_untrusted(struct sbuf *sb, const char *key, const char *s, size_t max)
-{
-	json_key(sb, key);
-	if (sbuf__put_json_str(sb, s, max)) {
-		sbuf__printf(sb, ",\"%s_hex\":", key);
-		sbuf__put_json_hex(sb, s, max);
-	}
-}
-
-static void json_id_or_null(struct sbuf *sb, const char *key, __u32 v)
-{
-	json_key(sb, key);
+	jsonw_name(w, key);
 	if (v == PGT_ID_UNSET)
-		sbuf__puts(sb, "null");
+		jsonw_null(w);
 	else
-		sbuf__put_u64(sb, v);
+		jsonw_uint(w, v);
 }
 
-/* "pts/3" or null; false for null. */
-static bool json_tty_name(struct sbuf *sb, const char *kname, __u32 tty_nr)
+/* "pts/3" or null, as the member @key; false for null. */
+static bool json_tty_name(struct jsonw *w, const char *key, const char *kname, __u32 tty_nr)
 {
 	char name[32];
 
+	jsonw_name(w, key);
 	if (!decode__tty_name(kname, tty_nr, name, sizeof(name))) {
-		sbuf__puts(sb, "null");
+		jsonw_null(w);
 		return false;
 	}
-	sbuf__put_json_str(sb, name, sizeof(name));
+	jsonw_string(w, name);
 	return true;
 }
 
-static void json_tty(struct sbuf *sb, const char *kname, __u32 tty_nr)
+static void json_tty_dev(struct jsonw *w, __u32 tty_nr)
 {
 	unsigned int major, minor;
 
-	sbuf__puts(sb, "\"tty\":");
-	if (!json_tty_name(sb, kname, tty_nr)) {
-		sbuf__puts(sb, ",\"tty_dev\":null");
-		return;
-	}
 	decode__tty_dev(tty_nr, &major, &minor);
-	sbuf__printf(sb, ",\"tty_dev\":{\"major\":%u,\"minor\":%u}", major, minor);
+	jsonw_name(w, "tty_dev");
+	jsonw_start_object(w);
+	jsonw_uint_field(w, "major", major);
+	jsonw_uint_field(w, "minor", minor);
+	jsonw_end_object(w);
 }
 
-/* @prefix (the comma, key and colon), then the number. */
-static void json_u64(struct sbuf *sb, const char *prefix, __u64 v)
+static void json_tty(struct jsonw *w, const char *kname, __u32 tty_nr)
 {
-	sbuf__puts(sb, prefix);
-	sbuf__put_u64(sb, v);
+	if (json_tty_name(w, "tty", kname, tty_nr))
+		json_tty_dev(w, tty_nr);
+	else
+		jsonw_null_field(w, "tty_dev");
 }
 
-static void json_proc(struct sbuf *sb, const char *key, const struct pgt_proc *p)
+static void json_entity_id(struct jsonw *w, __u32 pid, __u64 start_ns)
 {
 	char eid[17];
 
-	/* The hottest formatting there is: no printf. */
-	decode__entity_id(p->pid, p->start_ns, eid);
-	sbuf__putc(sb, '"');
-	sbuf__puts(sb, key);
-	json_u64(sb, "\":{\"pid\":", p->pid);
-	json_u64(sb, ",\"tid\":", p->tid);
-	json_u64(sb, ",\"ppid\":", p->ppid);
-	json_u64(sb, ",\"pgid\":", p->pgid);
-	json_u64(sb, ",\"sid\":", p->sid);
-	sbuf__putc(sb, ',');
-	json_tty(sb, p->tty, p->tty_nr);
-	json_u64(sb, ",\"uid\":", p->uid);
-	sbuf__putc(sb, ',');
-	json_id_or_null(sb, "auid", p->auid);
-	sbuf__putc(sb, ',');
-	json_id_or_null(sb, "ses", p->ses);
-	sbuf__putc(sb, ',');
-	json_untrusted(sb, "comm", p->comm, sizeof(p->comm));
-	json_u64(sb, ",\"start_ns\":", p->start_ns);
-	sbuf__puts(sb, ",\"entity_id\":\"");
-	sbuf__puts(sb, eid);
-	json_u64(sb, "\",\"ns_pid\":", p->ns_pid);
-	json_u64(sb, ",\"pidns\":", p->pidns_ino);
-	sbuf__puts(sb, p->flags & PGT_F_SESSION_LEADER ? ",\"session_leader\":true"
-						      : ",\"session_leader\":false");
-	sbuf__puts(sb, p->flags & PGT_F_GROUP_LEADER ? ",\"group_leader\":true"
-						    : ",\"group_leader\":false");
-	sbuf__puts(sb, p->flags & PGT_F_IS_SUBREAPER ? ",\"subreaper\":true}"
-						    : ",\"subreaper\":false}");
+	decode__entity_id(pid, start_ns, eid);
+	jsonw_plain_field(w, "entity_id", eid);
 }
 
-static void json_grp(struct sbuf *sb, const char *key, __u32 pgid, __u32 sid, const char *tty,
+/* The hottest formatting there is. */
+static void json_proc(struct jsonw *w, const char *key, const struct pgt_proc *p)
+{
+	jsonw_name(w, key);
+	jsonw_start_object(w);
+	jsonw_uint_field(w, "pid", p->pid);
+	jsonw_uint_field(w, "tid", p->tid);
+	jsonw_uint_field(w, "ppid", p->ppid);
+	jsonw_uint_field(w, "pgid", p->pgid);
+	jsonw_uint_field(w, "sid", p->sid);
+	json_tty(w, p->tty, p->tty_nr);
+	jsonw_uint_field(w, "uid", p->uid);
+	json_id_or_null(w, "auid", p->auid);
+	json_id_or_null(w, "ses", p->ses);
+	jsonw_untrusted(w, "comm", p->comm, sizeof(p->comm));
+	jsonw_uint_field(w, "start_ns", p->start_ns);
+	json_entity_id(w, p->pid, p->start_ns);
+	jsonw_uint_field(w, "ns_pid", p->ns_pid);
+	jsonw_uint_field(w, "pidns", p->pidns_ino);
+	jsonw_bool_field(w, "session_leader", p->flags & PGT_F_SESSION_LEADER);
+	jsonw_bool_field(w, "group_leader", p->flags & PGT_F_GROUP_LEADER);
+	jsonw_bool_field(w, "subreaper", p->flags & PGT_F_IS_SUBREAPER);
+	jsonw_end_object(w);
+}
+
+static void json_grp(struct jsonw *w, const char *key, __u32 pgid, __u32 sid, const char *tty,
 		     __u32 tty_nr)
 {
-	sbuf__puts(sb, ",\"");
-	sbuf__puts(sb, key);
-	json_u64(sb, "\":{\"pgid\":", pgid);
-	json_u64(sb, ",\"sid\":", sid);
-	sbuf__puts(sb, ",\"tty\":");
-	json_tty_name(sb, tty, tty_nr);
-	sbuf__putc(sb, '}');
+	jsonw_name(w, key);
+	jsonw_start_object(w);
+	jsonw_uint_field(w, "pgid", pgid);
+	jsonw_uint_field(w, "sid", sid);
+	json_tty_name(w, "tty", tty, tty_nr);
+	jsonw_end_object(w);
 }
 
-static void json_error(struct sbuf *sb, int ret)
+static void json_error(struct jsonw *w, int ret)
 {
 	char buf[16];
 
-	sbuf__printf(sb, ",\"error\":\"%s\"", decode__errname((int)(0U - (unsigned int)ret), buf, sizeof(buf)));
+	jsonw_plain_field(w, "error",
+			   decode__errname((int)(0U - (unsigned int)ret), buf, sizeof(buf)));
 }
 
 /*
- * The fields every record starts with. seq is a placeholder (the output
- * numbers records as it writes them); kseq is the kernel record's number,
- * null for records made in user space (lost, survivor, correction).
+ * The fields every record starts with, in an object left open. seq is a
+ * placeholder (the output numbers records as it writes them); kseq is the
+ * kernel record's number, null for records made in user space (lost,
+ * survivor, correction).
  */
-static void json_head(struct sbuf *sb, const struct fmt_ctx *fc, const __u64 *kseq, __u64 ts,
-		      const char *event)
+static void json_head(struct jsonw *w, struct sbuf *sb, const struct fmt_ctx *fc,
+		      const __u64 *kseq, __u64 ts, const char *event)
 {
 	char when[64];
 
+	jsonw_init(w, sb);
 	fmt__rfc3339(fc, ts, when, sizeof(when));
 	_Static_assert(PGT_SCHEMA_VERSION == 2, "PGT_JSON_SEQ_AT assumes one digit");
-	sbuf__puts(sb, "{\"schema\":2,\"seq\":0");
+	jsonw_start_object(w);
+	jsonw_uint_field(w, "schema", PGT_SCHEMA_VERSION);
+	jsonw_uint_field(w, "seq", 0);
 	if (kseq)
-		json_u64(sb, ",\"kseq\":", *kseq);
+		jsonw_uint_field(w, "kseq", *kseq);
 	else
-		sbuf__puts(sb, ",\"kseq\":null");
-	sbuf__puts(sb, ",\"time\":\"");
-	sbuf__puts(sb, when);
-	sbuf__puts(sb, "\",\"event\":\"");
-	sbuf__puts(sb, event);
-	sbuf__puts(sb, "\",");
+		jsonw_null_field(w, "kseq");
+	jsonw_plain_field(w, "time", when);
+	jsonw_plain_field(w, "event", event);
+}
+
+static void json_end(struct jsonw *w)
+{
+	jsonw_end_object(w);
+	sbuf__putc(w->sb, '\n');
+}
+
+static void json_exit(struct jsonw *w, const struct pgt_exit *e)
+{
+	struct exit_info xi;
+	char sig[16];
+
+	decode__exit_status(e->status, &xi);
+	jsonw_name(w, "exit");
+	jsonw_start_object(w);
+	if (xi.exited) {
+		jsonw_int_field(w, "code", xi.code);
+		jsonw_null_field(w, "signal");
+		jsonw_bool_field(w, "core", false);
+	} else {
+		jsonw_null_field(w, "code");
+		jsonw_plain_field(w, "signal", decode__signame(xi.signal, sig, sizeof(sig)));
+		jsonw_bool_field(w, "core", xi.core);
+	}
+	jsonw_end_object(w);
+}
+
+static void json_setpgid(struct jsonw *w, const struct pgt_event *ev)
+{
+	const struct pgt_setpgid *s = ev->setpgid;
+
+	json_proc(w, "process", &s->proc);
+	if (s->target_found)
+		json_proc(w, "target", &s->target);
+	else
+		jsonw_null_field(w, "target");
+	jsonw_name(w, "args");
+	jsonw_start_object(w);
+	jsonw_int_field(w, "pid", s->arg_pid);
+	jsonw_int_field(w, "pgid", s->arg_pgid);
+	jsonw_end_object(w);
+	jsonw_bool_field(w, "job_control", ev->notes & EV_JOB_CONTROL);
+	if (s->target_found)
+		json_grp(w, "old", s->old.pgid, s->old.sid, s->old.tty, s->old.tty_nr);
+	if (s->ret < 0)
+		json_error(w, s->ret);
+	else if (s->target_found)
+		json_grp(w, "new", s->target.pgid, s->target.sid, s->target.tty, s->target.tty_nr);
+}
+
+/* A process named by a reparent: pid, [tid,] start, entity id, comm. */
+static void json_reparent_proc(struct jsonw *w, const char *key, __u32 pid, const __u32 *tid,
+			       __u64 start_ns, const char *comm, size_t comm_len)
+{
+	jsonw_name(w, key);
+	jsonw_start_object(w);
+	jsonw_uint_field(w, "pid", pid);
+	if (tid)
+		jsonw_uint_field(w, "tid", *tid);
+	jsonw_uint_field(w, "start_ns", start_ns);
+	json_entity_id(w, pid, start_ns);
+	jsonw_untrusted(w, "comm", comm, comm_len);
+	jsonw_end_object(w);
+}
+
+static void json_reparent(struct jsonw *w, const struct pgt_reparent *r)
+{
+	json_proc(w, "process", &r->proc);
+	json_reparent_proc(w, "child", r->child_pid, NULL, r->child_start_ns, r->child_comm,
+			   sizeof(r->child_comm));
+	jsonw_uint_field(w, "old_ppid", r->proc.pid);
+	jsonw_uint_field(w, "new_ppid", r->reaper_pid);
+	json_reparent_proc(w, "new_parent", r->reaper_pid, &r->reaper_tid, r->reaper_start_ns,
+			   r->reaper_comm, sizeof(r->reaper_comm));
+	jsonw_plain_field(w, "reason", decode__reason_name(r->reason));
 }
 
 /*
  * One case per record type, each the fields docs/events.md lists for it, in
- * that order: long, but it reads as the schema does, next to text__event().
+ * that order, next to text__event().
  */
 void json__event(struct sbuf *sb, const struct fmt_ctx *fc, const struct pgt_event *ev)
 {
 	const struct pgt_hdr *h = ev->hdr;
-	struct exit_info xi;
-	char sig[16];
+	struct jsonw w;
 
-	json_head(sb, fc, &h->seq, h->ts_ns,
+	json_head(&w, sb, fc, &h->seq, h->ts_ns,
 		  h->type == PGT_TTY ? (ev->tty->acquire ? "tty_acquire" : "tty_release")
 				     : decode__type_name(h->type));
 	switch (h->type) {
 	case PGT_FORK:
-		json_proc(sb, "process", &ev->fork->proc);
-		sbuf__putc(sb, ',');
-		json_proc(sb, "child", &ev->fork->child);
+		json_proc(&w, "process", &ev->fork->proc);
+		json_proc(&w, "child", &ev->fork->child);
 		break;
 	case PGT_EXEC:
-		json_proc(sb, "process", &ev->exec->proc);
-		sbuf__putc(sb, ',');
-		json_untrusted(sb, "filename", ev->exec->filename, sizeof(ev->exec->filename));
-		sbuf__puts(sb, ev->exec->flags & PGT_EXEC_FILENAME_CUT ?
-			   ",\"filename_truncated\":true" : ",\"filename_truncated\":false");
+		json_proc(&w, "process", &ev->exec->proc);
+		jsonw_untrusted(&w, "filename", ev->exec->filename, sizeof(ev->exec->filename));
+		jsonw_bool_field(&w, "filename_truncated", ev->exec->flags & PGT_EXEC_FILENAME_CUT);
 		if (ev->exec->old_tid != ev->exec->proc.pid)
-			sbuf__printf(sb, ",\"old_tid\":%u", ev->exec->old_tid);
+			jsonw_uint_field(&w, "old_tid", ev->exec->old_tid);
 		break;
 	case PGT_EXIT:
-		json_proc(sb, "process", &ev->exit->proc);
-		decode__exit_status(ev->exit->status, &xi);
-		if (xi.exited)
-			sbuf__printf(sb, ",\"exit\":{\"code\":%d,\"signal\":null,\"core\":false}",
-				     xi.code);
-		else
-			sbuf__printf(sb, ",\"exit\":{\"code\":null,\"signal\":\"%s\",\"core\":%s}",
-				     decode__signame(xi.signal, sig, sizeof(sig)),
-				     xi.core ? "true" : "false");
+		json_proc(&w, "process", &ev->exit->proc);
+		json_exit(&w, ev->exit);
 		break;
 	case PGT_SETSID: {
 		const struct pgt_setsid *s = ev->setsid;
 
-		json_proc(sb, "process", &s->proc);
-		json_grp(sb, "old", s->old.pgid, s->old.sid, s->old.tty, s->old.tty_nr);
+		json_proc(&w, "process", &s->proc);
+		json_grp(&w, "old", s->old.pgid, s->old.sid, s->old.tty, s->old.tty_nr);
 		if (s->ret < 0)
-			json_error(sb, s->ret);
+			json_error(&w, s->ret);
 		else
-			json_grp(sb, "new", s->proc.pgid, s->proc.sid, s->proc.tty,
-				 s->proc.tty_nr);
+			json_grp(&w, "new", s->proc.pgid, s->proc.sid, s->proc.tty, s->proc.tty_nr);
 		break;
 	}
-	case PGT_SETPGID: {
-		const struct pgt_setpgid *s = ev->setpgid;
-
-		json_proc(sb, "process", &s->proc);
-		sbuf__putc(sb, ',');
-		if (s->target_found)
-			json_proc(sb, "target", &s->target);
-		else
-			sbuf__puts(sb, "\"target\":null");
-		sbuf__printf(sb, ",\"args\":{\"pid\":%d,\"pgid\":%d},\"job_control\":%s",
-			     s->arg_pid, s->arg_pgid, ev->notes & EV_JOB_CONTROL ? "true" : "false");
-		if (s->target_found)
-			json_grp(sb, "old", s->old.pgid, s->old.sid, s->old.tty, s->old.tty_nr);
-		if (s->ret < 0)
-			json_error(sb, s->ret);
-		else if (s->target_found)
-			json_grp(sb, "new", s->target.pgid, s->target.sid, s->target.tty,
-				 s->target.tty_nr);
+	case PGT_SETPGID:
+		json_setpgid(&w, ev);
 		break;
-	}
-	case PGT_REPARENT: {
-		const struct pgt_reparent *r = ev->reparent;
-		char eid[17];
-
-		json_proc(sb, "process", &r->proc);
-		decode__entity_id(r->child_pid, r->child_start_ns, eid);
-		sbuf__printf(sb, ",\"child\":{\"pid\":%u,\"start_ns\":%llu,\"entity_id\":\"%s\",",
-			     r->child_pid, (unsigned long long)r->child_start_ns, eid);
-		json_untrusted(sb, "comm", r->child_comm, sizeof(r->child_comm));
-		decode__entity_id(r->reaper_pid, r->reaper_start_ns, eid);
-		sbuf__printf(sb, "},\"old_ppid\":%u,\"new_ppid\":%u,\"new_parent\":{\"pid\":%u,"
-				 "\"tid\":%u,\"start_ns\":%llu,\"entity_id\":\"%s\",",
-			     r->proc.pid, r->reaper_pid, r->reaper_pid, r->reaper_tid,
-			     (unsigned long long)r->reaper_start_ns, eid);
-		json_untrusted(sb, "comm", r->reaper_comm, sizeof(r->reaper_comm));
-		sbuf__printf(sb, "},\"reason\":\"%s\"", decode__reason_name(r->reason));
+	case PGT_REPARENT:
+		json_reparent(&w, ev->reparent);
 		break;
-	}
 	case PGT_TTY: {
 		const struct pgt_tty *t = ev->tty;
-		unsigned int major, minor;
 
-		json_proc(sb, "process", &t->proc);
-		sbuf__printf(sb, ",\"how\":\"%s\",\"tty\":", decode__tty_how_name(t->how));
-		json_tty_name(sb, t->tty, t->tty_nr);
-		decode__tty_dev(t->tty_nr, &major, &minor);
-		sbuf__printf(sb, ",\"tty_dev\":{\"major\":%u,\"minor\":%u},\"sid\":%u,"
-				 "\"session_wide\":%s",
-			     major, minor, t->sid, t->session_wide ? "true" : "false");
+		json_proc(&w, "process", &t->proc);
+		jsonw_plain_field(&w, "how", decode__tty_how_name(t->how));
+		json_tty_name(&w, "tty", t->tty, t->tty_nr);
+		json_tty_dev(&w, t->tty_nr);
+		jsonw_uint_field(&w, "sid", t->sid);
+		jsonw_bool_field(&w, "session_wide", t->session_wide);
 		if (t->acquire)
-			sbuf__printf(sb, ",\"foreground\":%u", t->fg_pgid);
+			jsonw_uint_field(&w, "foreground", t->fg_pgid);
 		break;
 	}
 	case PGT_FOREGROUND: {
 		const struct pgt_foreground *f = ev->fg;
 
-		json_proc(sb, "process", &f->proc);
-		sbuf__puts(sb, ",\"tty\":");
-		json_tty_name(sb, f->tty, f->tty_nr);
-		sbuf__printf(sb, ",\"sid\":%u,\"old_pgid\":%u", f->sid, f->old_pgid);
+		json_proc(&w, "process", &f->proc);
+		json_tty_name(&w, "tty", f->tty, f->tty_nr);
+		jsonw_uint_field(&w, "sid", f->sid);
+		jsonw_uint_field(&w, "old_pgid", f->old_pgid);
 		if (f->ret < 0)
-			json_error(sb, f->ret);
+			json_error(&w, f->ret);
 		else
-			sbuf__printf(sb, ",\"new_pgid\":%u", f->new_pgid);
+			jsonw_uint_field(&w, "new_pgid", f->new_pgid);
 		break;
 	}
 	case PGT_CGROUP:
-		json_proc(sb, "process", &ev->cgroup->proc);
-		sbuf__printf(sb, ",\"cgroup_id\":%llu,\"hierarchy\":%u,",
-			     (unsigned long long)ev->cgroup->cgroup_id, ev->cgroup->hierarchy_id);
-		json_untrusted(sb, "path", ev->cgroup->path, sizeof(ev->cgroup->path));
+		json_proc(&w, "process", &ev->cgroup->proc);
+		jsonw_uint_field(&w, "cgroup_id", ev->cgroup->cgroup_id);
+		jsonw_uint_field(&w, "hierarchy", ev->cgroup->hierarchy_id);
+		jsonw_untrusted(&w, "path", ev->cgroup->path, sizeof(ev->cgroup->path));
 		break;
 	case PGT_SUBREAPER:
-		json_proc(sb, "process", &ev->subreaper->proc);
-		sbuf__printf(sb, ",\"enabled\":%s", ev->subreaper->enabled ? "true" : "false");
+		json_proc(&w, "process", &ev->subreaper->proc);
+		jsonw_bool_field(&w, "enabled", ev->subreaper->enabled);
 		if (ev->subreaper->ret < 0)
-			json_error(sb, ev->subreaper->ret);
+			json_error(&w, ev->subreaper->ret);
 		break;
 	}
-	sbuf__puts(sb, "}\n");
+	json_end(&w);
 }
 
 void json__lost(struct sbuf *sb, const struct fmt_ctx *fc, const struct lost_info *li)
 {
+	struct jsonw w;
 	char from[64];
-	const char *sep = "";
 	unsigned int t;
 
-	json_head(sb, fc, NULL, li->to_ns, "lost");
+	json_head(&w, sb, fc, NULL, li->to_ns, "lost");
 	fmt__rfc3339(fc, li->from_ns, from, sizeof(from));
-	sbuf__printf(sb, "\"process\":null,\"lost\":{\"total\":%llu,\"by_type\":{",
-		     (unsigned long long)li->total);
-	for (t = 1; t < PGT_TYPE_MAX; t++) {
-		if (!li->by_type[t])
-			continue;
-		sbuf__printf(sb, "%s\"%s\":%llu", sep, decode__type_name(t),
-			     (unsigned long long)li->by_type[t]);
-		sep = ",";
-	}
-	sbuf__printf(sb, "},\"from\":\"%s\"}}\n", from);
+	jsonw_null_field(&w, "process");
+	jsonw_name(&w, "lost");
+	jsonw_start_object(&w);
+	jsonw_uint_field(&w, "total", li->total);
+	jsonw_name(&w, "by_type");
+	jsonw_start_object(&w);
+	for (t = 1; t < PGT_TYPE_MAX; t++)
+		if (li->by_type[t])
+			jsonw_uint_field(&w, decode__type_name(t), li->by_type[t]);
+	jsonw_end_object(&w);
+	jsonw_plain_field(&w, "from", from);
+	jsonw_end_object(&w);
+	json_end(&w);
 }
 
 void json__signal(struct sbuf *sb, const struct fmt_ctx *fc, const struct sig_cause *c)
 {
 	const struct pgt_signal *r = &c->first;
+	struct jsonw w;
 	char sig[16];
 	unsigned int i;
 
-	json_head(sb, fc, &r->hdr.seq, r->hdr.ts_ns, "signal");
-	json_proc(sb, "process", &r->proc);
-	sbuf__puts(sb, ",\"signal\":\"");
-	sbuf__puts(sb, decode__signame((int)r->sig, sig, sizeof(sig)));
-	sbuf__puts(sb, "\",\"scope\":\"");
-	sbuf__puts(sb, decode__scope_name(r->scope));
-	sbuf__puts(sb, "\",\"target\":");
+	json_head(&w, sb, fc, &r->hdr.seq, r->hdr.ts_ns, "signal");
+	json_proc(&w, "process", &r->proc);
+	jsonw_plain_field(&w, "signal", decode__signame((int)r->sig, sig, sizeof(sig)));
+	jsonw_plain_field(&w, "scope", decode__scope_name(r->scope));
 	/* 0: a failed kill from inside a pid namespace, with no recipient to name it */
 	if (r->scope == PGT_SCOPE_ALL || r->target == 0)
-		sbuf__puts(sb, "null");
+		jsonw_null_field(&w, "target");
 	else
-		sbuf__put_s64(sb, r->target);
-	sbuf__puts(sb, ",\"cause\":\"");
-	sbuf__puts(sb, decode__cause_name(r->cause));
-	sbuf__puts(sb, "\",\"tty\":");
-	json_tty_name(sb, r->tty, r->tty_nr);
-	sbuf__puts(sb, ",\"si_code\":");
-	sbuf__put_s64(sb, r->code);
-	sbuf__puts(sb, c->flags & PGT_SIG_FATAL ? ",\"fatal\":true" : ",\"fatal\":false");
+		jsonw_int_field(&w, "target", r->target);
+	jsonw_plain_field(&w, "cause", decode__cause_name(r->cause));
+	json_tty_name(&w, "tty", r->tty, r->tty_nr);
+	jsonw_int_field(&w, "si_code", r->code);
+	jsonw_bool_field(&w, "fatal", c->flags & PGT_SIG_FATAL);
 	if (c->ret < 0)
-		json_error(sb, c->ret);
-	sbuf__puts(sb, ",\"recipients\":[");
+		json_error(&w, c->ret);
+	jsonw_name(&w, "recipients");
+	jsonw_start_array(&w);
 	for (i = 0; i < c->nr; i++) {
-		json_u64(sb, i ? ",{\"pid\":" : "{\"pid\":", c->rcpt[i].pid);
-		json_u64(sb, ",\"tid\":", c->rcpt[i].tid);
-		json_u64(sb, ",\"pgid\":", c->rcpt[i].pgid);
-		sbuf__puts(sb, ",\"result\":\"");
-		sbuf__puts(sb, decode__sig_result_name(c->rcpt[i].result));
-		sbuf__puts(sb, "\"}");
+		jsonw_start_object(&w);
+		jsonw_uint_field(&w, "pid", c->rcpt[i].pid);
+		jsonw_uint_field(&w, "tid", c->rcpt[i].tid);
+		jsonw_uint_field(&w, "pgid", c->rcpt[i].pgid);
+		jsonw_plain_field(&w, "result", decode__sig_result_name(c->rcpt[i].result));
+		jsonw_end_object(&w);
 	}
-	sbuf__puts(sb, "]}\n");
+	jsonw_end_array(&w);
+	json_end(&w);
 }
 
-static void json_where(struct sbuf *sb, const char *key, const struct escape_where *w)
+static void json_where(struct jsonw *w, const char *key, const struct escape_where *e)
 {
-	sbuf__printf(sb, ",\"%s\":{\"sid\":%u,\"pgid\":%u,\"ppid\":%u,\"tty\":", key, w->sid,
-		     w->pgid, w->ppid);
-	json_tty_name(sb, w->tty, w->tty_nr);
-	sbuf__putc(sb, '}');
+	jsonw_name(w, key);
+	jsonw_start_object(w);
+	jsonw_uint_field(w, "sid", e->sid);
+	jsonw_uint_field(w, "pgid", e->pgid);
+	jsonw_uint_field(w, "ppid", e->ppid);
+	json_tty_name(w, "tty", e->tty, e->tty_nr);
+	jsonw_end_object(w);
 }
 
 #define LINEAGE_MAX	32
 
+/* A link of a lineage: pid, entity id, comm (and the tty, for an entry leader). */
+static void json_link(struct jsonw *w, const struct lineage *l, bool tty)
+{
+	jsonw_start_object(w);
+	jsonw_uint_field(w, "pid", l->pid);
+	json_entity_id(w, l->pid, l->start_ns);
+	jsonw_untrusted(w, "comm", l->comm, sizeof(l->comm));
+	if (tty)
+		json_tty_name(w, "tty", l->tty, l->tty_nr);
+	jsonw_end_object(w);
+}
+
 /* The login a process descends from, and the ancestors up to it. */
-static void json_origin(struct sbuf *sb, const struct lineage *self, const struct lineage *entry,
+static void json_origin(struct jsonw *w, const struct lineage *self, const struct lineage *entry,
 			const struct pgt_proc *c)
 {
 	const struct lineage *l;
-	char eid[17];
 	int n;
 
-	sbuf__puts(sb, ",\"origin\":{\"entry_leader\":");
-	if (entry) {
-		decode__entity_id(entry->pid, entry->start_ns, eid);
-		sbuf__printf(sb, "{\"pid\":%u,\"entity_id\":\"%s\",", entry->pid, eid);
-		json_untrusted(sb, "comm", entry->comm, sizeof(entry->comm));
-		sbuf__puts(sb, ",\"tty\":");
-		json_tty_name(sb, entry->tty, entry->tty_nr);
-		sbuf__putc(sb, '}');
-	} else {
-		sbuf__puts(sb, "null");
-	}
-	sbuf__putc(sb, ',');
-	json_id_or_null(sb, "auid", c->auid);
-	sbuf__putc(sb, ',');
-	json_id_or_null(sb, "ses", c->ses);
-	sbuf__puts(sb, "},\"lineage\":[");
-	for (l = self ? self->parent : NULL, n = 0; l && n < LINEAGE_MAX;
-	     l = l->parent, n++) {
-		decode__entity_id(l->pid, l->start_ns, eid);
-		sbuf__printf(sb, "%s{\"pid\":%u,\"entity_id\":\"%s\",", n ? "," : "", l->pid, eid);
-		json_untrusted(sb, "comm", l->comm, sizeof(l->comm));
-		sbuf__putc(sb, '}');
+	jsonw_name(w, "origin");
+	jsonw_start_object(w);
+	jsonw_name(w, "entry_leader");
+	if (entry)
+		json_link(w, entry, true);
+	else
+		jsonw_null(w);
+	json_id_or_null(w, "auid", c->auid);
+	json_id_or_null(w, "ses", c->ses);
+	jsonw_end_object(w);
+	jsonw_name(w, "lineage");
+	jsonw_start_array(w);
+	for (l = self ? self->parent : NULL, n = 0; l && n < LINEAGE_MAX; l = l->parent, n++) {
+		json_link(w, l, false);
 		if (l == entry)
 			break;
 	}
+	jsonw_end_array(w);
 	/* Cut at LINEAGE_MAX before the entry leader or the root: said. */
-	sbuf__printf(sb, "],\"lineage_truncated\":%s", n == LINEAGE_MAX && l ? "true" : "false");
+	jsonw_bool_field(w, "lineage_truncated", n == LINEAGE_MAX && l);
 }
 
 void json__escape(struct sbuf *sb, const struct fmt_ctx *fc, const struct escape *e)
 {
-	json_head(sb, fc, &e->seq, e->ts_ns, "escape");
-	sbuf__printf(sb, "\"kind\":\"%s\",", escape__kind_name(e->kind));
-	json_proc(sb, "process", &e->proc);
-	json_where(sb, "from", &e->from);
-	json_where(sb, "to", &e->to);
-	if (e->detail[0]) {
-		sbuf__putc(sb, ',');
-		json_untrusted(sb, "cgroup", e->detail, sizeof(e->detail));
-	}
-	json_origin(sb, e->lineage, e->entry, &e->proc);
-	sbuf__puts(sb, "}\n");
+	struct jsonw w;
+
+	json_head(&w, sb, fc, &e->seq, e->ts_ns, "escape");
+	jsonw_plain_field(&w, "kind", escape__kind_name(e->kind));
+	json_proc(&w, "process", &e->proc);
+	json_where(&w, "from", &e->from);
+	json_where(&w, "to", &e->to);
+	if (e->detail[0])
+		jsonw_untrusted(&w, "cgroup", e->detail, sizeof(e->detail));
+	json_origin(&w, e->lineage, e->entry, &e->proc);
+	json_end(&w);
 }
 
 void json__survivor(struct sbuf *sb, const struct fmt_ctx *fc, const struct mproc *p,
 		    __u64 now_ns)
 {
-	json_head(sb, fc, NULL, now_ns, "survivor");
-	json_proc(sb, "process", &p->ctx);
-	sbuf__printf(sb, ",\"born\":{\"sid\":%u,\"pgid\":%u}", p->born_sid, p->born_pgid);
-	json_origin(sb, p->lineage, p->entry, &p->ctx);
-	sbuf__puts(sb, "}\n");
+	struct jsonw w;
+
+	json_head(&w, sb, fc, NULL, now_ns, "survivor");
+	json_proc(&w, "process", &p->ctx);
+	jsonw_name(&w, "born");
+	jsonw_start_object(&w);
+	jsonw_uint_field(&w, "sid", p->born_sid);
+	jsonw_uint_field(&w, "pgid", p->born_pgid);
+	jsonw_end_object(&w);
+	json_origin(&w, p->lineage, p->entry, &p->ctx);
+	json_end(&w);
 }
 
 static const char *correction_name(enum model_note_kind kind)
@@ -466,13 +492,17 @@ static const char *correction_name(enum model_note_kind kind)
 void json__correction(struct sbuf *sb, const struct fmt_ctx *fc, const struct model_note *n,
 		      const struct mproc *p, __u64 now_ns)
 {
-	json_head(sb, fc, NULL, now_ns, "correction");
+	struct jsonw w;
+
+	json_head(&w, sb, fc, NULL, now_ns, "correction");
 	if (p && n->kind != NOTE_RESYNC_REMOVED)
-		json_proc(sb, "process", &p->ctx);
+		json_proc(&w, "process", &p->ctx);
 	else
-		sbuf__puts(sb, "\"process\":null");
-	sbuf__printf(sb, ",\"pid\":%u,\"correction\":\"%s\",\"uncertain\":true}\n", n->pid,
-		     correction_name(n->kind));
+		jsonw_null_field(&w, "process");
+	jsonw_uint_field(&w, "pid", n->pid);
+	jsonw_plain_field(&w, "correction", correction_name(n->kind));
+	jsonw_bool_field(&w, "uncertain", true);
+	json_end(&w);
 }
 
 const struct formatter json_formatter = {

@@ -238,6 +238,14 @@ bool sbuf__put_json_str(struct sbuf *sb, const char *str, size_t max)
 
 	sbuf__putc(sb, '"');
 	while (i < n) {
+		/* Printable ASCII, the common case, in runs. */
+		for (l = i; l < n && s[l] >= 0x20 && s[l] < 0x7f && s[l] != '"' && s[l] != '\\'; l++)
+			;
+		if (l > i) {
+			sbuf__put(sb, s + i, l - i);
+			i = l;
+			continue;
+		}
 		l = utf8__seq_len(s + i, n - i);
 		if (l == 0) {
 			sbuf__puts(sb, "\xef\xbf\xbd");	/* U+FFFD */
