@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <zlib.h>
 #include "check.h"
+#include "jsonw.h"
 #include "loader.h"
 #include "sbuf.h"
 
@@ -256,117 +257,124 @@ verdict:
 		printf("\npgrptrace cannot trace here.\n");
 }
 
-static void json_kv(struct sbuf *sb, const char *key, const char *val)
-{
-	sbuf__printf(sb, "\"%s\":", key);
-	if (val)
-		sbuf__put_json_str(sb, val, strlen(val) + 1);
-	else
-		sbuf__puts(sb, "null");
-}
-
 static void json_program(void *ctx, const char *name, const char *section)
 {
-	struct sbuf *sb = ctx;
+	struct jsonw *w = ctx;
 
-	sbuf__puts(sb, sb->buf[sb->len - 1] == '[' ? "{" : ",{");
-	json_kv(sb, "name", name);
-	sbuf__putc(sb, ',');
-	json_kv(sb, "section", section);
-	sbuf__putc(sb, '}');
+	jsonw_start_object(w);
+	jsonw_string_field(w, "name", name);
+	jsonw_string_field(w, "section", section);
+	jsonw_end_object(w);
 }
 
 /* "events": each kind of event, the hook it uses here and the fallback below. */
-static void json_events(struct sbuf *sb, const struct facts *f)
+static void json_events(struct jsonw *w, const struct facts *f)
 {
 	size_t i;
 
-	sbuf__puts(sb, ",\"events\":[");
+	jsonw_name(w, "events");
+	jsonw_start_array(w);
 	for (i = 0; f->best >= 0 && i < (size_t)f->nrows; i++) {
 		const struct hook_row *r = &f->rows[i];
 		const char *missing = f->best == HOOK_FENTRY ? r->fentry_missing : NULL;
 		int fb = fallback_of(f, r);
-		const char *loss;
+		const char *loss = fb >= 0 ? fallback_loss(r, f->best, fb) : NULL;
 
-		sbuf__puts(sb, i ? ",{" : "{");
-		json_kv(sb, "event", r->event);
-		sbuf__putc(sb, ',');
-		json_kv(sb, "hook", r->at[f->best]);
-		sbuf__printf(sb, ",\"level\":\"%s\",", loader__level_name(f->best));
-		json_kv(sb, "fentry_missing", missing);
-		sbuf__putc(sb, ',');
-		json_kv(sb, "fallback", fb >= 0 ? r->at[fb] : NULL);
-		sbuf__putc(sb, ',');
-		json_kv(sb, "fallback_level", fb >= 0 ? loader__level_name(fb) : NULL);
-		loss = fb >= 0 ? fallback_loss(r, f->best, fb) : NULL;
-		sbuf__putc(sb, ',');
-		json_kv(sb, "fallback_loses", fb >= 0 ? (loss ?: "nothing") : NULL);
-		sbuf__putc(sb, '}');
+		jsonw_start_object(w);
+		jsonw_string_field(w, "event", r->event);
+		jsonw_string_field(w, "hook", r->at[f->best]);
+		jsonw_string_field(w, "level", loader__level_name(f->best));
+		jsonw_string_or_null_field(w, "fentry_missing", missing);
+		jsonw_string_or_null_field(w, "fallback", fb >= 0 ? r->at[fb] : NULL);
+		jsonw_string_or_null_field(w, "fallback_level",
+					   fb >= 0 ? loader__level_name(fb) : NULL);
+		jsonw_string_or_null_field(w, "fallback_loses", fb >= 0 ? (loss ?: "nothing") : NULL);
+		jsonw_end_object(w);
 	}
-	sbuf__putc(sb, ']');
+	jsonw_end_array(w);
+}
+
+/* The kernel, its BTF, tracefs and configuration: what was read, not tried. */
+static void json_kernel(struct jsonw *w, const struct opts *o, const struct facts *f)
+{
+	size_t i;
+
+	jsonw_name(w, "kernel");
+	jsonw_start_object(w);
+	jsonw_string_field(w, "sysname", f->uts.sysname);
+	jsonw_string_field(w, "release", f->uts.release);
+	jsonw_string_field(w, "machine", f->uts.machine);
+	jsonw_end_object(w);
+	jsonw_name(w, "btf");
+	jsonw_start_object(w);
+	jsonw_string_field(w, "path", o->btf_path ?: VMLINUX_BTF);
+	jsonw_bool_field(w, "present", f->btf_bytes >= 0);
+	jsonw_int_field(w, "bytes", f->btf_bytes < 0 ? 0 : f->btf_bytes);
+	jsonw_end_object(w);
+	jsonw_name(w, "tracefs");
+	jsonw_start_object(w);
+	jsonw_string_field(w, "path", TRACEFS);
+	jsonw_bool_field(w, "mounted", f->tracefs_mounted || f->tracefs_mounted_now);
+	jsonw_bool_field(w, "mounted_by_check", f->tracefs_mounted_now);
+	jsonw_bool_field(w, "available", f->tracefs_known);
+	jsonw_end_object(w);
+	jsonw_name(w, "config");
+	if (!f->config_src) {
+		jsonw_null(w);
+		return;
+	}
+	jsonw_start_object(w);
+	jsonw_string_field(w, "source", f->config_src);
+	for (i = 0; i < NKEYS; i++)
+		jsonw_string_field(w, config_keys[i], f->config[i]);
+	jsonw_end_object(w);
 }
 
 static void print_json(const struct opts *o, const struct facts *f)
 {
 	struct sbuf sb = {};
+	struct jsonw w;
 	size_t i;
 	int l;
 
-	sbuf__puts(&sb, "{\"kernel\":{");
-	json_kv(&sb, "sysname", f->uts.sysname);
-	sbuf__putc(&sb, ',');
-	json_kv(&sb, "release", f->uts.release);
-	sbuf__putc(&sb, ',');
-	json_kv(&sb, "machine", f->uts.machine);
-	sbuf__puts(&sb, "},\"btf\":{");
-	json_kv(&sb, "path", o->btf_path ?: VMLINUX_BTF);
-	sbuf__printf(&sb, ",\"present\":%s,\"bytes\":%lld},", f->btf_bytes >= 0 ? "true" : "false",
-		     f->btf_bytes < 0 ? 0 : f->btf_bytes);
-	sbuf__printf(&sb, "\"tracefs\":{\"path\":\"%s\",\"mounted\":%s,\"mounted_by_check\":%s,"
-		     "\"available\":%s},", TRACEFS,
-		     f->tracefs_mounted || f->tracefs_mounted_now ? "true" : "false",
-		     f->tracefs_mounted_now ? "true" : "false",
-		     f->tracefs_known ? "true" : "false");
-	sbuf__puts(&sb, "\"config\":");
-	if (f->config_src) {
-		sbuf__putc(&sb, '{');
-		json_kv(&sb, "source", f->config_src);
-		for (i = 0; i < NKEYS; i++) {
-			sbuf__putc(&sb, ',');
-			json_kv(&sb, config_keys[i], f->config[i]);
-		}
-		sbuf__putc(&sb, '}');
-	} else {
-		sbuf__puts(&sb, "null");
-	}
-	sbuf__printf(&sb, ",\"privileges\":%s,\"ringbuf_bytes\":%u,\"iterators\":%s,\"levels\":[",
-		     f->caps ? "true" : "false", o->ringbuf_bytes, f->has_iter ? "true" : "false");
+	jsonw_init(&w, &sb);
+	jsonw_start_object(&w);
+	json_kernel(&w, o, f);
+	jsonw_bool_field(&w, "privileges", f->caps);
+	jsonw_uint_field(&w, "ringbuf_bytes", o->ringbuf_bytes);
+	jsonw_bool_field(&w, "iterators", f->has_iter);
+	jsonw_name(&w, "levels");
+	jsonw_start_array(&w);
 	for (l = 0; l < HOOK_LEVELS; l++) {
-		sbuf__printf(&sb, "%s{\"name\":\"%s\",\"ok\":%s,", l ? "," : "",
-			     loader__level_name(l), f->level_ok[l] ? "true" : "false");
-		json_kv(&sb, "reason", f->level_ok[l] || !f->level_why[l][0] ? NULL
-									: f->level_why[l]);
-		sbuf__putc(&sb, '}');
+		jsonw_start_object(&w);
+		jsonw_string_field(&w, "name", loader__level_name(l));
+		jsonw_bool_field(&w, "ok", f->level_ok[l]);
+		jsonw_string_or_null_field(&w, "reason", f->level_ok[l] || !f->level_why[l][0]
+								 ? NULL : f->level_why[l]);
+		jsonw_end_object(&w);
 	}
-	sbuf__puts(&sb, "],\"features\":");
+	jsonw_end_array(&w);
+	jsonw_name(&w, "features");
 	if (f->caps && f->btf_bytes >= 0) {
 		const struct feature_row feats[] = FEATURES(&f->feat);
 
+		jsonw_start_object(&w);
 		for (i = 0; i < sizeof(feats) / sizeof(feats[0]); i++)
-			sbuf__printf(&sb, "%s\"%s\":%s", i ? "," : "{", feats[i].name,
-				     feats[i].ok ? "true" : "false");
-		sbuf__putc(&sb, '}');
+			jsonw_bool_field(&w, feats[i].name, feats[i].ok);
+		jsonw_end_object(&w);
 	} else {
-		sbuf__puts(&sb, "null");
+		jsonw_null(&w);
 	}
-	json_events(&sb, f);
+	json_events(&w, f);
 	/* Every program in the object, loaded or not: what a test looks for in bpftool. */
-	sbuf__puts(&sb, ",\"programs\":[");
-	loader__for_each_program(json_program, &sb);
-	sbuf__putc(&sb, ']');
-	sbuf__printf(&sb, ",\"can_trace\":%s,", f->best >= 0 ? "true" : "false");
-	json_kv(&sb, "level", f->best >= 0 ? loader__level_name(f->best) : NULL);
-	sbuf__puts(&sb, "}\n");
+	jsonw_name(&w, "programs");
+	jsonw_start_array(&w);
+	loader__for_each_program(json_program, &w);
+	jsonw_end_array(&w);
+	jsonw_bool_field(&w, "can_trace", f->best >= 0);
+	jsonw_string_or_null_field(&w, "level", f->best >= 0 ? loader__level_name(f->best) : NULL);
+	jsonw_end_object(&w);
+	sbuf__putc(&sb, '\n');
 	fwrite(sb.buf, 1, sb.len, stdout);
 	sbuf__free(&sb);
 }

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "format.h"
+#include "jsonw.h"
 #include "tree.h"
 
 struct glyphs {
@@ -89,6 +90,7 @@ struct ctx {
 	const struct glyphs *g;
 	struct mproc **procs;
 	struct sbuf *out;
+	struct jsonw w;		/* with --json, on out */
 	char prefix[512];
 };
 
@@ -183,28 +185,63 @@ static bool is_foreground(const struct model *m, __u32 sid, __u32 pgid)
 	return t && t->sid == sid && t->fg_pgid == pgid;
 }
 
-static void json_proc(struct ctx *c, const struct mproc *p, bool *first)
+static void json_proc(struct jsonw *w, const struct mproc *p)
 {
 	char eid[17];
 
 	decode__entity_id(p->ctx.pid, p->ctx.start_ns, eid);
-	sbuf__printf(c->out, "%s{\"pid\":%u,\"ppid\":%u,\"comm\":", *first ? "" : ",", p->ctx.pid,
-		     p->ctx.ppid);
+	jsonw_start_object(w);
+	jsonw_uint_field(w, "pid", p->ctx.pid);
+	jsonw_uint_field(w, "ppid", p->ctx.ppid);
 	/* Not UTF-8: the bytes too, as in the event records. */
-	if (sbuf__put_json_str(c->out, p->ctx.comm, sizeof(p->ctx.comm))) {
-		sbuf__puts(c->out, ",\"comm_hex\":");
-		sbuf__put_json_hex(c->out, p->ctx.comm, sizeof(p->ctx.comm));
-	}
-	sbuf__printf(c->out, ",\"uid\":%u,\"start_ns\":%llu,\"entity_id\":\"%s\","
-			     "\"session_leader\":%s,\"zombie\":%s,\"uncertain\":%s,\"adopted_from\":",
-		     p->ctx.uid, (unsigned long long)p->ctx.start_ns, eid,
-		     p->ctx.flags & PGT_F_SESSION_LEADER ? "true" : "false",
-		     p->zombie ? "true" : "false", p->uncertain ? "true" : "false");
+	jsonw_untrusted(w, "comm", p->ctx.comm, sizeof(p->ctx.comm));
+	jsonw_uint_field(w, "uid", p->ctx.uid);
+	jsonw_uint_field(w, "start_ns", p->ctx.start_ns);
+	jsonw_plain_field(w, "entity_id", eid);
+	jsonw_bool_field(w, "session_leader", p->ctx.flags & PGT_F_SESSION_LEADER);
+	jsonw_bool_field(w, "zombie", p->zombie);
+	jsonw_bool_field(w, "uncertain", p->uncertain);
 	if (p->adopted_from)
-		sbuf__printf(c->out, "%u}", p->adopted_from);
+		jsonw_uint_field(w, "adopted_from", p->adopted_from);
 	else
-		sbuf__puts(c->out, "null}");
-	*first = false;
+		jsonw_null_field(w, "adopted_from");
+	jsonw_end_object(w);
+}
+
+/* One session @s and its groups (sorted), as JSON. */
+static void json_session(struct ctx *c, const struct run *s, const struct run *groups)
+{
+	const struct msession *ms = model__session(c->m, s->id);
+	const struct mproc *leader = model__find(c->m, s->id);
+	struct jsonw *w = &c->w;
+	char tty[32];
+	size_t k, q;
+
+	jsonw_start_object(w);
+	jsonw_uint_field(w, "sid", s->id);
+	if (leader && leader->ctx.sid == s->id)
+		jsonw_uint_field(w, "leader", leader->ctx.pid);
+	else
+		jsonw_null_field(w, "leader");
+	if (ms && decode__tty_name(ms->tty, ms->tty_nr, tty, sizeof(tty)))
+		jsonw_string_field(w, "tty", tty);
+	else
+		jsonw_null_field(w, "tty");
+	jsonw_name(w, "groups");
+	jsonw_start_array(w);
+	for (k = s->first; k < s->first + s->count; k++) {
+		jsonw_start_object(w);
+		jsonw_uint_field(w, "pgid", groups[k].id);
+		jsonw_bool_field(w, "foreground", is_foreground(c->m, s->id, groups[k].id));
+		jsonw_name(w, "processes");
+		jsonw_start_array(w);
+		for (q = groups[k].first; q < groups[k].first + groups[k].count; q++)
+			json_proc(w, c->procs[q]);
+		jsonw_end_array(w);
+		jsonw_end_object(w);
+	}
+	jsonw_end_array(w);
+	jsonw_end_object(w);
 }
 
 /*
@@ -249,54 +286,27 @@ static size_t collect(struct ctx *c, struct run *groups, size_t *ng, struct run 
 	return n;
 }
 
-/* One session @s and its groups, sorted; @first: the first session drawn. */
-static void draw_session(struct ctx *c, struct run *s, struct run *groups, bool first)
+/* One session @s and its groups, sorted. */
+static void draw_session(struct ctx *c, struct run *s, struct run *groups)
 {
 	const struct model *m = c->m;
-	const struct msession *ms = model__session(m, s->id);
-	const struct mproc *leader = model__find(m, s->id);
 	struct sbuf *out = c->out;
-	char tty[32];
 	size_t k;
 
 	qsort(groups + s->first, s->count, sizeof(*groups), cmp_run);
 	if (c->o->json) {
-		sbuf__printf(out, "%s{\"sid\":%u,\"leader\":", first ? "" : ",", s->id);
-		if (leader && leader->ctx.sid == s->id)
-			sbuf__printf(out, "%u", leader->ctx.pid);
-		else
-			sbuf__puts(out, "null");
-		sbuf__puts(out, ",\"tty\":");
-		if (ms && decode__tty_name(ms->tty, ms->tty_nr, tty, sizeof(tty)))
-			sbuf__put_json_str(out, tty, sizeof(tty));
-		else
-			sbuf__puts(out, "null");
-		sbuf__puts(out, ",\"groups\":[");
-	} else {
-		session_line(c, ms, s->id, c->procs[groups[s->first].first]);
+		json_session(c, s, groups);
+		return;
 	}
+	session_line(c, model__session(m, s->id), s->id, c->procs[groups[s->first].first]);
 	for (k = s->first; k < s->first + s->count; k++) {
 		bool last = k == s->first + s->count - 1;
-		bool fg = is_foreground(m, s->id, groups[k].id);
 
-		if (c->o->json) {
-			bool firstp = true;
-			size_t q;
-
-			sbuf__printf(out, "%s{\"pgid\":%u,\"foreground\":%s,\"processes\":[",
-				     k == s->first ? "" : ",", groups[k].id, fg ? "true" : "false");
-			for (q = groups[k].first; q < groups[k].first + groups[k].count; q++)
-				json_proc(c, c->procs[q], &firstp);
-			sbuf__puts(out, "]}");
-			continue;
-		}
 		sbuf__printf(out, "%sgroup %u%s\n", last ? c->g->last : c->g->tee, groups[k].id,
-			     fg ? " +" : "");
+			     is_foreground(m, s->id, groups[k].id) ? " +" : "");
 		strcpy(c->prefix, last ? c->g->blank : c->g->pipe);
 		proc_children(c, &groups[k], 0, true, 0);
 	}
-	if (c->o->json)
-		sbuf__puts(out, "]}");
 }
 
 size_t tree__render(const struct model *m, const struct tree_opts *o, struct sbuf *out)
@@ -313,12 +323,20 @@ size_t tree__render(const struct model *m, const struct tree_opts *o, struct sbu
 		goto out;
 	}
 	n = collect(&c, groups, &ng, sessions, &ns);
-	if (o->json)
-		sbuf__printf(out, "{\"schema\":%d,\"sessions\":[", PGT_SCHEMA_VERSION);
+	if (o->json) {
+		jsonw_init(&c.w, out);
+		jsonw_start_object(&c.w);
+		jsonw_uint_field(&c.w, "schema", PGT_SCHEMA_VERSION);
+		jsonw_name(&c.w, "sessions");
+		jsonw_start_array(&c.w);
+	}
 	for (i = 0; i < ns; i++)
-		draw_session(&c, &sessions[i], groups, i == 0);
-	if (o->json)
-		sbuf__puts(out, "]}\n");
+		draw_session(&c, &sessions[i], groups);
+	if (o->json) {
+		jsonw_end_array(&c.w);
+		jsonw_end_object(&c.w);
+		sbuf__putc(out, '\n');
+	}
 out:
 	free(c.procs);
 	free(groups);
