@@ -132,7 +132,7 @@ FUZZ_SECONDS	?= 20
 $(FUZZ_BIN): tests/fuzz/fuzz_records.c $(FUZZ_SRCS) $(wildcard user/*.h bpf/pgrptrace.h)
 	$(Q)mkdir -p $(FUZZ_DIR)
 	$(call msg,FUZZ,$@)
-	$(Q)$(CLANG) $(FUZZ_CFLAGS) tests/fuzz/fuzz_records.c $(FUZZ_SRCS) -ljansson -o $@
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) tests/fuzz/fuzz_records.c $(FUZZ_SRCS) -o $@
 
 .PHONY: fuzz fuzz-short prove-all check-levels check-kernels check-loaded soak
 fuzz: $(FUZZ_BIN)

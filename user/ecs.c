@@ -1,111 +1,288 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * --ecs: each JSON record as an Elastic Common Schema document. The ECS
- * fields describe the record's subject process (for a fork, the child, with
- * the forker as its parent); the whole native record rides along under
- * "pgrptrace", so nothing is lost. docs/ecs.md has the mapping.
+ * --ecs: each record as an Elastic Common Schema document. The ECS fields
+ * describe the record's subject process (for a fork, the child, with the
+ * forker as its parent); the whole native record, exactly as --json writes
+ * it, rides along under "pgrptrace", so nothing is lost. docs/ecs.md has the
+ * mapping. Written with the same writer as the native record, from the same
+ * structs: nothing is parsed back.
  */
-#include <jansson.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include "ecs.h"
+#include "jsonw.h"
 
 #define ECS_VERSION	"8.11.0"
 
-/* process.* of ECS from a native process object. */
-static json_t *ecs_process(const struct fmt_ctx *fc, json_t *p, json_t *rec)
-{
-	json_t *e = json_object(), *v;
-	json_int_t pid = json_integer_value(json_object_get(p, "pid"));
-	json_int_t pgid = json_integer_value(json_object_get(p, "pgid"));
-	json_int_t sid = json_integer_value(json_object_get(p, "sid"));
-	char when[64], uid[24];
+/* What the ECS fields of one record are made of. */
+struct ecs_subject {
+	const char *action;		/* the native "event" */
+	__u64 ts_ns;			/* the native "time" */
+	const struct pgt_proc *proc;	/* NULL: the record has no process */
+	const struct lineage *entry;	/* the login, where the record names it */
+	const struct pgt_exec *exec;	/* an exec: the executable */
+	const struct pgt_exit *exit;	/* an exit: its code */
+};
 
-	json_object_set_new(e, "pid", json_integer(pid));
-	json_object_set_new(e, "vpid", json_incref(json_object_get(p, "ns_pid")));
-	json_object_set_new(e, "thread", json_pack("{s:O}", "id", json_object_get(p, "tid")));
-	json_object_set_new(e, "name", json_incref(json_object_get(p, "comm")));
-	json_object_set_new(e, "entity_id", json_incref(json_object_get(p, "entity_id")));
-	fmt__rfc3339(fc, (__u64)json_integer_value(json_object_get(p, "start_ns")), when,
-		     sizeof(when));
-	json_object_set_new(e, "start", json_string(when));
-	json_object_set_new(e, "parent", json_pack("{s:O}", "pid", json_object_get(p, "ppid")));
-	json_object_set_new(e, "pgid", json_integer(pgid));
-	json_object_set_new(e, "group_leader",
-			    json_pack("{s:I,s:b}", "pid", pgid, "same_as_process", pid == pgid));
-	json_object_set_new(e, "session_leader",
-			    json_pack("{s:I,s:b}", "pid", sid, "same_as_process", pid == sid));
-	v = json_object_get(p, "tty_dev");
-	json_object_set_new(e, "interactive", json_boolean(json_is_object(v)));
-	if (json_is_object(v))
-		json_object_set_new(e, "tty", json_pack("{s:{s:O,s:O}}", "char_device", "major",
-							json_object_get(v, "major"), "minor",
-							json_object_get(v, "minor")));
-	/* ECS user ids are strings. */
-	snprintf(uid, sizeof(uid), "%lld", (long long)json_integer_value(json_object_get(p, "uid")));
-	json_object_set_new(e, "real_user", json_pack("{s:s}", "id", uid));
-	/* The login it came from, where the record knows it (escapes). */
-	v = json_object_get(json_object_get(rec, "origin"), "entry_leader");
-	if (json_is_object(v))
-		json_object_set_new(e, "entry_leader",
-				    json_pack("{s:O,s:O,s:O}", "pid", json_object_get(v, "pid"),
-					      "entity_id", json_object_get(v, "entity_id"), "name",
-					      json_object_get(v, "comm")));
-	return e;
-}
-
-static const char *event_type(const char *event)
+static const char *event_type(const char *action)
 {
-	if (!strcmp(event, "fork") || !strcmp(event, "exec"))
+	if (!strcmp(action, "fork") || !strcmp(action, "exec"))
 		return "start";
-	if (!strcmp(event, "exit"))
+	if (!strcmp(action, "exit"))
 		return "end";
-	if (!strcmp(event, "signal") || !strcmp(event, "lost") || !strcmp(event, "survivor"))
+	if (!strcmp(action, "signal") || !strcmp(action, "lost") || !strcmp(action, "survivor"))
 		return "info";
 	return "change";
 }
 
-int ecs__convert(const struct fmt_ctx *fc, const char *line, size_t len, struct sbuf *out)
+static void ecs_event(struct jsonw *w, const char *action)
 {
-	json_t *rec, *doc, *subject, *p, *v;
-	const char *event;
-	json_error_t jerr;
-	char *text;
-
-	rec = json_loadb(line, len, 0, &jerr);
-	if (!rec)
-		return -1;
-	event = json_string_value(json_object_get(rec, "event"));
-	doc = json_object();
-	json_object_set_new(doc, "@timestamp", json_incref(json_object_get(rec, "time")));
-	json_object_set_new(doc, "ecs", json_pack("{s:s}", "version", ECS_VERSION));
-	json_object_set_new(doc, "event",
-			    json_pack("{s:s,s:[s],s:[s],s:s,s:O,s:s,s:s}", "kind",
-				      event && !strcmp(event, "escape") ? "alert" : "event",
-				      "category", "process", "type", event_type(event ?: ""),
-				      "action", event ?: "", "sequence", json_object_get(rec, "seq"),
-				      "module", "pgrptrace", "dataset", "pgrptrace.events"));
-	/* The subject: a fork's child, otherwise the record's process. */
-	subject = json_object_get(rec, event && !strcmp(event, "fork") ? "child" : "process");
-	if (json_is_object(subject)) {
-		p = ecs_process(fc, subject, rec);
-		v = json_object_get(rec, "filename");
-		if (event && !strcmp(event, "exec") && json_is_string(v))
-			json_object_set(p, "executable", v);
-		v = json_object_get(json_object_get(rec, "exit"), "code");
-		if (json_is_integer(v))
-			json_object_set(p, "exit_code", v);
-		json_object_set_new(doc, "process", p);
-	}
-	json_object_set(doc, "pgrptrace", rec);
-	text = json_dumps(doc, JSON_COMPACT | JSON_PRESERVE_ORDER);
-	json_decref(doc);
-	json_decref(rec);
-	if (!text)
-		return -1;
-	sbuf__puts(out, text);
-	sbuf__putc(out, '\n');
-	free(text);
-	return 0;
+	jsonw_name(w, "event");
+	jsonw_start_object(w);
+	jsonw_plain_field(w, "kind", strcmp(action, "escape") ? "event" : "alert");
+	jsonw_name(w, "category");
+	jsonw_start_array(w);
+	jsonw_plain(w, "process");
+	jsonw_end_array(w);
+	jsonw_name(w, "type");
+	jsonw_start_array(w);
+	jsonw_plain(w, event_type(action));
+	jsonw_end_array(w);
+	jsonw_plain_field(w, "action", action);
+	/* A placeholder, as the native seq is: the output numbers both (ECS_SEQ). */
+	jsonw_uint_field(w, "sequence", 0);
+	jsonw_plain_field(w, "module", "pgrptrace");
+	jsonw_plain_field(w, "dataset", "pgrptrace.events");
+	jsonw_end_object(w);
 }
+
+/* {"pid":N,"same_as_process":B} */
+static void ecs_leader(struct jsonw *w, const char *name, __u32 pid, bool same)
+{
+	jsonw_name(w, name);
+	jsonw_start_object(w);
+	jsonw_uint_field(w, "pid", pid);
+	jsonw_bool_field(w, "same_as_process", same);
+	jsonw_end_object(w);
+}
+
+static void ecs_tty(struct jsonw *w, const struct pgt_proc *p)
+{
+	unsigned int major, minor;
+	char name[32];
+	bool tty = decode__tty_name(p->tty, p->tty_nr, name, sizeof(name));
+
+	jsonw_bool_field(w, "interactive", tty);
+	if (!tty)
+		return;
+	decode__tty_dev(p->tty_nr, &major, &minor);
+	jsonw_name(w, "tty");
+	jsonw_start_object(w);
+	jsonw_name(w, "char_device");
+	jsonw_start_object(w);
+	jsonw_uint_field(w, "major", major);
+	jsonw_uint_field(w, "minor", minor);
+	jsonw_end_object(w);
+	jsonw_end_object(w);
+}
+
+/* process.* of ECS, from the subject process. */
+static void ecs_process(struct jsonw *w, const struct fmt_ctx *fc, const struct ecs_subject *s)
+{
+	const struct pgt_proc *p = s->proc;
+	char when[64], eid[17], uid[16];
+	struct exit_info xi;
+
+	jsonw_name(w, "process");
+	jsonw_start_object(w);
+	jsonw_uint_field(w, "pid", p->pid);
+	jsonw_uint_field(w, "vpid", p->ns_pid);
+	jsonw_name(w, "thread");
+	jsonw_start_object(w);
+	jsonw_uint_field(w, "id", p->tid);
+	jsonw_end_object(w);
+	jsonw_name(w, "name");
+	jsonw__sep(w);
+	sbuf__put_json_str(w->sb, p->comm, sizeof(p->comm));
+	decode__entity_id(p->pid, p->start_ns, eid);
+	jsonw_plain_field(w, "entity_id", eid);
+	fmt__rfc3339(fc, p->start_ns, when, sizeof(when));
+	jsonw_plain_field(w, "start", when);
+	jsonw_name(w, "parent");
+	jsonw_start_object(w);
+	jsonw_uint_field(w, "pid", p->ppid);
+	jsonw_end_object(w);
+	jsonw_uint_field(w, "pgid", p->pgid);
+	ecs_leader(w, "group_leader", p->pgid, p->pid == p->pgid);
+	ecs_leader(w, "session_leader", p->sid, p->pid == p->sid);
+	ecs_tty(w, p);
+	/* ECS user ids are strings. */
+	jsonw_name(w, "real_user");
+	jsonw_start_object(w);
+	snprintf(uid, sizeof(uid), "%u", p->uid);
+	jsonw_plain_field(w, "id", uid);
+	jsonw_end_object(w);
+	if (s->entry) {
+		jsonw_name(w, "entry_leader");
+		jsonw_start_object(w);
+		jsonw_uint_field(w, "pid", s->entry->pid);
+		decode__entity_id(s->entry->pid, s->entry->start_ns, eid);
+		jsonw_plain_field(w, "entity_id", eid);
+		jsonw_name(w, "name");
+		jsonw__sep(w);
+		sbuf__put_json_str(w->sb, s->entry->comm, sizeof(s->entry->comm));
+		jsonw_end_object(w);
+	}
+	if (s->exec) {
+		jsonw_name(w, "executable");
+		jsonw__sep(w);
+		sbuf__put_json_str(w->sb, s->exec->filename, sizeof(s->exec->filename));
+	}
+	if (s->exit) {
+		decode__exit_status(s->exit->status, &xi);
+		if (xi.exited)
+			jsonw_int_field(w, "exit_code", xi.code);
+	}
+	jsonw_end_object(w);
+}
+
+/* The ECS fields, then "pgrptrace": the object left open for the native record. */
+static void ecs_open(struct jsonw *w, struct sbuf *sb, const struct fmt_ctx *fc,
+		     const struct ecs_subject *s)
+{
+	char when[64];
+
+	jsonw_init(w, sb);
+	jsonw_start_object(w);
+	fmt__rfc3339(fc, s->ts_ns, when, sizeof(when));
+	jsonw_plain_field(w, "@timestamp", when);
+	jsonw_name(w, "ecs");
+	jsonw_start_object(w);
+	jsonw_plain_field(w, "version", ECS_VERSION);
+	jsonw_end_object(w);
+	ecs_event(w, s->action);
+	if (s->proc)
+		ecs_process(w, fc, s);
+	jsonw_name(w, "pgrptrace");
+	jsonw__sep(w);
+}
+
+/* After the native record (its line, without the newline): the document's end. */
+static void ecs_close(struct sbuf *sb)
+{
+	if (sb->len && sb->buf[sb->len - 1] == '\n')
+		sb->len--;
+	sbuf__puts(sb, "}\n");
+}
+
+/* The record's subject: a fork's child, otherwise its process. */
+static const struct pgt_proc *subject_of(const struct pgt_event *ev)
+{
+	switch (ev->hdr->type) {
+	case PGT_FORK:
+		return &ev->fork->child;
+	case PGT_EXEC:
+		return &ev->exec->proc;
+	case PGT_EXIT:
+		return &ev->exit->proc;
+	case PGT_SETSID:
+		return &ev->setsid->proc;
+	case PGT_SETPGID:
+		return &ev->setpgid->proc;
+	case PGT_SUBREAPER:
+		return &ev->subreaper->proc;
+	case PGT_REPARENT:
+		return &ev->reparent->proc;
+	case PGT_TTY:
+		return &ev->tty->proc;
+	case PGT_FOREGROUND:
+		return &ev->fg->proc;
+	case PGT_CGROUP:
+		return &ev->cgroup->proc;
+	default:
+		return NULL;
+	}
+}
+
+static void ecs_event_rec(struct sbuf *sb, const struct fmt_ctx *fc, const struct pgt_event *ev)
+{
+	const struct pgt_hdr *h = ev->hdr;
+	struct ecs_subject s = { .ts_ns = h->ts_ns };
+	struct jsonw w;
+
+	s.action = h->type == PGT_TTY ? (ev->tty->acquire ? "tty_acquire" : "tty_release")
+				      : decode__type_name(h->type);
+	s.proc = subject_of(ev);
+	if (h->type == PGT_EXEC)
+		s.exec = ev->exec;
+	else if (h->type == PGT_EXIT)
+		s.exit = ev->exit;
+	ecs_open(&w, sb, fc, &s);
+	json__event(sb, fc, ev);
+	ecs_close(sb);
+}
+
+static void ecs_signal(struct sbuf *sb, const struct fmt_ctx *fc, const struct sig_cause *c)
+{
+	struct ecs_subject s = { .action = "signal", .ts_ns = c->first.hdr.ts_ns,
+				 .proc = &c->first.proc };
+	struct jsonw w;
+
+	ecs_open(&w, sb, fc, &s);
+	json__signal(sb, fc, c);
+	ecs_close(sb);
+}
+
+static void ecs_escape(struct sbuf *sb, const struct fmt_ctx *fc, const struct escape *e)
+{
+	struct ecs_subject s = { .action = "escape", .ts_ns = e->ts_ns, .proc = &e->proc,
+				 .entry = e->entry };
+	struct jsonw w;
+
+	ecs_open(&w, sb, fc, &s);
+	json__escape(sb, fc, e);
+	ecs_close(sb);
+}
+
+static void ecs_survivor(struct sbuf *sb, const struct fmt_ctx *fc, const struct mproc *p,
+			 __u64 now_ns)
+{
+	struct ecs_subject s = { .action = "survivor", .ts_ns = now_ns, .proc = &p->ctx,
+				 .entry = p->entry };
+	struct jsonw w;
+
+	ecs_open(&w, sb, fc, &s);
+	json__survivor(sb, fc, p, now_ns);
+	ecs_close(sb);
+}
+
+static void ecs_correction(struct sbuf *sb, const struct fmt_ctx *fc, const struct model_note *n,
+			   const struct mproc *p, __u64 now_ns)
+{
+	struct ecs_subject s = { .action = "correction", .ts_ns = now_ns,
+				 .proc = p && n->kind != NOTE_RESYNC_REMOVED ? &p->ctx : NULL };
+	struct jsonw w;
+
+	ecs_open(&w, sb, fc, &s);
+	json__correction(sb, fc, n, p, now_ns);
+	ecs_close(sb);
+}
+
+static void ecs_lost(struct sbuf *sb, const struct fmt_ctx *fc, const struct lost_info *li)
+{
+	struct ecs_subject s = { .action = "lost", .ts_ns = li->to_ns };
+	struct jsonw w;
+
+	ecs_open(&w, sb, fc, &s);
+	json__lost(sb, fc, li);
+	ecs_close(sb);
+}
+
+const struct formatter ecs_formatter = {
+	.event = ecs_event_rec,
+	.signal = ecs_signal,
+	.escape = ecs_escape,
+	.survivor = ecs_survivor,
+	.correction = ecs_correction,
+	.lost = ecs_lost,
+};

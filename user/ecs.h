@@ -3,11 +3,16 @@
 #ifndef __ECS_H
 #define __ECS_H
 
-#include <stddef.h>
 #include "format.h"
-#include "sbuf.h"
 
-/* Appends the ECS document for one native JSON line to @out; -1 if unparsable. */
-int ecs__convert(const struct fmt_ctx *fc, const char *line, size_t len, struct sbuf *out);
+/*
+ * The ECS document of each record, the native JSON record inside. Two
+ * placeholders for the output to number: the ECS_SEQ_KEY's and the native
+ * record's seq (ECS_NATIVE_KEY then PGT_JSON_SEQ_AT into it).
+ */
+extern const struct formatter ecs_formatter;
+
+#define ECS_SEQ_KEY	"\"sequence\":"
+#define ECS_NATIVE_KEY	"\"pgrptrace\":"
 
 #endif /* __ECS_H */

@@ -35,7 +35,6 @@ struct output {
 	bool ecs;		/* JSON lines as ECS documents */
 	bool own_fd;
 	int err;		/* first write error, as -errno */
-	__u64 unconverted;	/* records --ecs could not encode, skipped */
 	bool watch_stall;	/* a pipe or terminal: say if its reader stops */
 	struct fmt_ctx fc;
 	struct sbuf pending;	/* whole lines not yet written */
@@ -121,7 +120,7 @@ struct output *output__open(const struct output_cfg *cfg)
 	}
 	o->hold_from = (__u64)-1;
 	o->json = cfg->json || cfg->ecs;
-	o->fmt = o->json ? &json_formatter : &text_formatter;
+	o->fmt = cfg->ecs ? &ecs_formatter : o->json ? &json_formatter : &text_formatter;
 	o->ecs = cfg->ecs;
 	o->path = cfg->path;
 	o->fd = STDOUT_FILENO;
@@ -198,38 +197,51 @@ static void output__pend(struct output *o, const char *buf, size_t len)
 }
 
 /*
+ * @len bytes of @buf with the record's seq spliced in where the placeholder
+ * "0" at @at stands.
+ */
+static void put_numbered(struct sbuf *to, const char *buf, size_t len, size_t at, __u64 seq)
+{
+	sbuf__put(to, buf, at);
+	sbuf__put_u64(to, seq);
+	sbuf__put(to, buf + at + 1, len - at - 1);
+}
+
+/*
  * A line's turn: its seq spliced in where the placeholder "0" after
- * {"schema":N,"seq": stands, then, with --ecs, converted; then into the
- * next write. Without --ecs the line is built in place there.
+ * {"schema":2,"seq": stands (with --ecs, also after "sequence":), then into
+ * the next write.
  */
 static void output__emit(struct output *o, const char *buf, size_t len)
 {
-	struct sbuf doc = {}, ecs = {}, *to = o->ecs ? &doc : &o->pending;
+	static const char native[] = ECS_NATIVE_KEY "{\"schema\":2,\"seq\":";
+	const char *ecs_seq, *rec;
+	size_t at;
 
+	if (o->json && o->pending.len + len + 40 > OUT_BATCH)	/* 40: two seqs' digits */
+		output__flush_pending(o);
 	if (!o->json) {
 		output__pend(o, buf, len);
 		return;
 	}
-	if (!o->ecs && o->pending.len + len + 20 > OUT_BATCH)	/* 20: the seq's digits */
-		output__flush_pending(o);
-	sbuf__put(to, buf, PGT_JSON_SEQ_AT);
-	sbuf__put_u64(to, o->next_seq++);
-	sbuf__put(to, buf + PGT_JSON_SEQ_AT + 1, len - PGT_JSON_SEQ_AT - 1);
-	if (!o->ecs)
+	if (!o->ecs) {
+		put_numbered(&o->pending, buf, len, PGT_JSON_SEQ_AT, o->next_seq++);
 		return;
-	if (doc.oom) {
-		o->err = o->err ?: -ENOMEM;
-	} else if (ecs__convert(&o->fc, doc.buf, doc.len, &ecs) || ecs.oom) {
-		/* One record that cannot be encoded costs that record only. */
-		o->next_seq--;	/* seq stays without gaps */
-		if (!o->unconverted++)
-			fprintf(stderr, "pgrptrace: skipping a record --ecs cannot encode: %.*s",
-				(int)doc.len, doc.buf);
-	} else {
-		output__pend(o, ecs.buf, ecs.len);
 	}
-	sbuf__free(&ecs);
-	sbuf__free(&doc);
+	/* Keys of ours: no escaped string can hold them. */
+	ecs_seq = memmem(buf, len, ECS_SEQ_KEY, sizeof(ECS_SEQ_KEY) - 1);
+	rec = memmem(buf, len, native, sizeof(native) - 1);
+	if (!ecs_seq || !rec || rec < ecs_seq) {
+		o->err = o->err ?: -EINVAL;	/* not a document ecs.c wrote */
+		return;
+	}
+	at = (size_t)(ecs_seq - buf) + sizeof(ECS_SEQ_KEY) - 1;
+	sbuf__put(&o->pending, buf, at);
+	sbuf__put_u64(&o->pending, o->next_seq);
+	buf += at + 1;
+	len -= at + 1;
+	at = (size_t)(rec - buf) + sizeof(ECS_NATIVE_KEY) - 1 + PGT_JSON_SEQ_AT;
+	put_numbered(&o->pending, buf, len, at, o->next_seq++);
 }
 
 /*
@@ -412,11 +424,6 @@ void output__raw(struct output *o, const struct sbuf *sb)
 int output__error(const struct output *o)
 {
 	return o->err;
-}
-
-__u64 output__skipped(const struct output *o)
-{
-	return o->unconverted;
 }
 
 void output__close(struct output *o)

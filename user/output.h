@@ -48,8 +48,6 @@ int output__flush(struct output *o);
 /* The first write error, 0 if none. */
 int output__error(const struct output *o);
 
-/* Records left out because --ecs could not encode them (said on stderr). */
-__u64 output__skipped(const struct output *o);
 void output__close(struct output *o);
 
 #endif /* __OUTPUT_H */

@@ -730,11 +730,6 @@ static int end_report(struct tracer *s, int ret)
 			(unsigned long long)s->bad_records);
 		ret = ret ?: 1;
 	}
-	if (output__skipped(s->out)) {
-		fprintf(stderr, "pgrptrace: %llu records skipped: --ecs cannot encode them\n",
-			(unsigned long long)output__skipped(s->out));
-		ret = ret ?: 1;
-	}
 	return ret;
 }
 

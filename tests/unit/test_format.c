@@ -449,41 +449,72 @@ static struct output *temp_output(char *path, struct output_cfg *cfg)
 	return o;
 }
 
-/* --ecs: a record jansson cannot take (an integer past 2^63) costs that record only. */
-static void test_ecs_bad_record_costs_one(void **state)
+/* The whole of a small file, NUL-terminated, in @buf. */
+static size_t slurp(const char *path, char *buf, size_t len)
 {
-	char path[] = "/tmp/pgt-ecs-XXXXXX", buf[8192];
-	struct output_cfg cfg = { .ecs = true, .utc = true };
-	struct pgt_exit rec = {};
-	struct pgt_event ev = { .hdr = &rec.hdr, .exit = &rec };
-	struct output *o = temp_output(path, &cfg);
-	int fd, i, lines = 0;
+	int fd = open(path, O_RDONLY);
 	ssize_t n;
 
-	rec.hdr.type = PGT_EXIT;
-	rec.hdr.size = sizeof(rec);
-	fill_proc(&rec.proc, "sh");
-	for (i = 0; i < 3; i++) {
-		rec.hdr.seq = (__u64)i;
-		rec.proc.pidns_ino = i == 1 ? 1ULL << 63 : 4026531836ULL;
-		output__event(o, &ev);
-	}
-	assert_int_equal(output__flush(o), 0);
-	assert_int_equal(output__skipped(o), 1);
-	output__close(o);
-	fd = open(path, O_RDONLY);
-	n = read(fd, buf, sizeof(buf) - 1);
+	assert_true(fd >= 0);
+	n = read(fd, buf, len - 1);
 	close(fd);
 	unlink(path);
 	assert_true(n > 0);
 	buf[n] = '\0';
-	for (i = 0; i < n; i++)
-		lines += buf[i] == '\n';
-	assert_int_equal(lines, 2);
-	/* seq numbers the records written: no gap where one was left out */
-	assert_non_null(strstr(buf, "\"sequence\":0"));
-	assert_non_null(strstr(buf, "\"sequence\":1"));
-	assert_non_null(strstr(buf, "\"kseq\":2"));
+	return (size_t)n;
+}
+
+/*
+ * --ecs: every record is a document, a number JSON parsers of int64 cannot
+ * take included; the documents are numbered as --json numbers its records,
+ * and each carries that very --json line under "pgrptrace".
+ */
+static void test_ecs_documents(void **state)
+{
+	char jpath[] = "/tmp/pgt-json-XXXXXX", epath[] = "/tmp/pgt-ecs-XXXXXX";
+	static char jbuf[8192], ebuf[16384];
+	struct output_cfg jcfg = { .json = true, .utc = true }, ecfg = { .ecs = true, .utc = true };
+	struct output *jo = temp_output(jpath, &jcfg), *eo = temp_output(epath, &ecfg);
+	struct pgt_exit rec = {};
+	struct pgt_event ev = { .hdr = &rec.hdr, .exit = &rec };
+	char *jline, *eline, *jnext, *enext, want[32];
+	int i;
+
+	output__set_clock(jo, fc.boot_to_real_ns);	/* the same times in both */
+	output__set_clock(eo, fc.boot_to_real_ns);
+	rec.hdr.type = PGT_EXIT;
+	rec.hdr.size = sizeof(rec);
+	for (i = 0; i < 3; i++) {
+		fill_proc(&rec.proc, hostile[i * 4]);
+		rec.hdr.seq = (__u64)i + 7;
+		rec.proc.pidns_ino = i == 1 ? 1ULL << 63 : 4026531836ULL;
+		output__event(jo, &ev);
+		output__event(eo, &ev);
+	}
+	assert_int_equal(output__flush(jo), 0);
+	assert_int_equal(output__flush(eo), 0);
+	output__close(jo);
+	output__close(eo);
+	slurp(jpath, jbuf, sizeof(jbuf));
+	slurp(epath, ebuf, sizeof(ebuf));
+	for (i = 0, jline = jbuf, eline = ebuf; i < 3; i++, jline = jnext, eline = enext) {
+		jnext = strchr(jline, '\n');
+		enext = strchr(eline, '\n');
+		assert_non_null(jnext);
+		assert_non_null(enext);
+		*jnext++ = '\0';
+		*enext++ = '\0';
+		snprintf(want, sizeof(want), "\"sequence\":%d,", i);
+		assert_non_null(strstr(eline, want));
+		eline = strstr(eline, "\"pgrptrace\":");
+		assert_non_null(eline);
+		eline += strlen("\"pgrptrace\":");
+		/* the --json line, then the document's end */
+		assert_int_equal(strncmp(eline, jline, strlen(jline)), 0);
+		assert_string_equal(eline + strlen(jline), "}");
+	}
+	assert_string_equal(jline, "");
+	assert_string_equal(eline, "");
 }
 
 static struct pgt_exit exit_rec(__u64 kseq)
@@ -572,7 +603,7 @@ int main(void)
 		cmocka_unit_test(test_json_exit),
 		cmocka_unit_test(test_json_setsid_and_setpgid),
 		cmocka_unit_test(test_lost),
-		cmocka_unit_test(test_ecs_bad_record_costs_one),
+		cmocka_unit_test(test_ecs_documents),
 		cmocka_unit_test(test_output_in_kernel_order),
 	};
 
