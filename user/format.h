@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
-/* The two output formats: aligned text lines and JSON Lines (schema 2). */
+/* The output formats: aligned text lines, JSON Lines (schema 2), ECS documents. */
 #ifndef __FORMAT_H
 #define __FORMAT_H
 

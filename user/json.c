@@ -1,60 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* JSON Lines, schema 1: see docs/events.md. */
-#include <stdio.h>
+/* JSON Lines, schema 2: see docs/events.md. */
 #include <string.h>
-#include <time.h>
 #include "format.h"
 #include "jsonw.h"
-
-#define YEAR_9999_END	253402300799LL	/* the last second RFC 3339 can write */
-
-void fmt__split_time(const struct fmt_ctx *fc, __u64 boot_ns, time_t *secs, long *nsec)
-{
-	/* Unsigned, so that a bogus stamp wraps instead of overflowing. */
-	__s64 real = (__s64)(boot_ns + (__u64)fc->boot_to_real_ns);
-
-	*secs = real / 1000000000LL;
-	*nsec = real % 1000000000LL;
-	if (*nsec < 0) {
-		*nsec += 1000000000L;
-		*secs -= 1;
-	}
-	if (*secs < 0 || *secs > YEAR_9999_END) {
-		*secs = *secs < 0 ? 0 : YEAR_9999_END;
-		*nsec = 0;
-	}
-}
-
-void fmt__rfc3339(const struct fmt_ctx *fc, __u64 boot_ns, char *buf, size_t len)
-{
-	/* Records come in bursts within a second: the date part is cached. */
-	static time_t cached_secs = -1;
-	static char date[32];
-	static size_t date_len;
-	struct tm tm;
-	time_t secs;
-	long nsec;
-	int i;
-
-	fmt__split_time(fc, boot_ns, &secs, &nsec);
-	if (secs != cached_secs) {
-		gmtime_r(&secs, &tm);
-		date_len = strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%S.", &tm);
-		cached_secs = secs;
-	}
-	if (len < date_len + 11) {
-		if (len)
-			buf[0] = '\0';
-		return;
-	}
-	memcpy(buf, date, date_len);
-	for (i = 8; i >= 0; i--) {
-		buf[date_len + i] = (char)('0' + nsec % 10);
-		nsec /= 10;
-	}
-	buf[date_len + 9] = 'Z';
-	buf[date_len + 10] = '\0';
-}
 
 static void json_id_or_null(struct jsonw *w, const char *key, __u32 v)
 {
