@@ -202,7 +202,7 @@ static void json_reparent(struct jsonw *w, const struct pgt_reparent *r)
 
 /*
  * One case per record type, each the fields docs/events.md lists for it, in
- * that order, next to text__event().
+ * that order, next to text__event(): long, but it reads as the schema does.
  */
 void json__event(struct sbuf *sb, const struct fmt_ctx *fc, const struct pgt_event *ev)
 {
