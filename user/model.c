@@ -240,6 +240,14 @@ static struct mproc *proc_get(struct model *m, __u32 pid, __u64 start_ns, bool *
 	return p;
 }
 
+/* @p has no controlling tty any more. */
+static void drop_tty(struct mproc *p)
+{
+	p->ctx.tty_nr = 0;
+	p->ctx.tty[0] = '\0';
+	p->ctx.flags &= ~PGT_F_HAS_TTY;
+}
+
 /*
  * Transition "update": an event's context is the truth about its process at
  * that moment, whatever the event type. This is also what confirms (or
@@ -283,9 +291,7 @@ static struct mproc *proc_update(struct model *m, const struct pgt_proc *c, __u6
 	join(m, p);
 	s = model__session(m, p->ctx.sid);
 	if (s && s->released_tty && s->released_tty == p->ctx.tty_nr) {
-		p->ctx.tty_nr = 0;
-		p->ctx.tty[0] = '\0';
-		p->ctx.flags &= ~PGT_F_HAS_TTY;
+		drop_tty(p);
 		return p;
 	}
 	track_tty(m, p, c->tty_fg_pgid);
@@ -434,9 +440,7 @@ static void clear_session_tty(struct model *m, __u32 sid, __u32 tty_nr)
 			continue;
 		if (!tty_nr)
 			tty_nr = p->ctx.tty_nr;
-		p->ctx.tty_nr = 0;
-		p->ctx.tty[0] = '\0';
-		p->ctx.flags &= ~PGT_F_HAS_TTY;
+		drop_tty(p);
 	}
 	s = model__session(m, sid);
 	if (s && (!tty_nr || s->tty_nr == tty_nr)) {
@@ -488,9 +492,7 @@ static void on_tty(struct model *m, const struct pgt_tty *e)
 	if (e->session_wide) {
 		clear_session_tty(m, e->sid, e->tty_nr);
 	} else if (p && p->ctx.tty_nr == e->tty_nr) {
-		p->ctx.tty_nr = 0;
-		p->ctx.tty[0] = '\0';
-		p->ctx.flags &= ~PGT_F_HAS_TTY;
+		drop_tty(p);
 	}
 }
 
