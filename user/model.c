@@ -560,8 +560,9 @@ void model__snapshot_add(struct model *m, const struct pgt_snap *rec, bool start
 	const struct pgt_proc *c = &rec->proc;
 	struct mproc *p = m->resyncing ? model__find(m, c->pid) : NULL;
 	bool known = p && model__same_start(p, c->start_ns);
-	bool changed = known && (p->ctx.ppid != c->ppid || p->ctx.pgid != c->pgid || p->ctx.sid != c->sid ||
-				 p->ctx.tty_nr != c->tty_nr || p->zombie != !!(c->flags & PGT_F_ZOMBIE));
+	bool changed = known && (p->ctx.ppid != c->ppid || p->ctx.pgid != c->pgid ||
+				 p->ctx.sid != c->sid || p->ctx.tty_nr != c->tty_nr ||
+				 p->zombie != !!(c->flags & PGT_F_ZOMBIE));
 
 	p = proc_update(m, c, rec->hdr.ts_ns);
 	if (!p)

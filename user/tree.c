@@ -266,7 +266,8 @@ static size_t collect(struct ctx *c, struct run *groups, size_t *ng, struct run 
 		for (j = i; j < n && c->procs[j]->ctx.sid == c->procs[i]->ctx.sid &&
 			    c->procs[j]->ctx.pgid == c->procs[i]->ctx.pgid; j++)
 			;
-		groups[(*ng)++] = (struct run){ i, j - i, c->procs[i]->ctx.start_ns, c->procs[i]->ctx.pgid };
+		groups[(*ng)++] = (struct run){ i, j - i, c->procs[i]->ctx.start_ns,
+						c->procs[i]->ctx.pgid };
 	}
 	/* Runs of sessions over the groups; a session's key is its leader. */
 	*ns = 0;
