@@ -7,7 +7,7 @@
 #include <sys/wait.h>
 #include "command.h"
 
-int command__spawn(struct command *c, char **argv)
+int command__spawn(struct command *c, char **argv, bool stdout_to_stderr)
 {
 	int pfd[2];
 	char x;
@@ -29,6 +29,8 @@ int command__spawn(struct command *c, char **argv)
 		close(pfd[1]);
 		if (read(pfd[0], &x, 1) != 1)
 			_exit(127);	/* the tracer failed to start */
+		if (stdout_to_stderr && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+			_exit(126);
 		signal(SIGPIPE, SIG_DFL);
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);

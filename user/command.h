@@ -18,8 +18,12 @@ struct command {
 	bool done;		/* reaped */
 };
 
-/* Forks @argv, held. Returns 0, or -1 said on stderr. */
-int command__spawn(struct command *c, char **argv);
+/*
+ * Forks @argv, held; with @stdout_to_stderr its standard output is our
+ * standard error (our stdout carries the records). Returns 0, or -1 said on
+ * stderr.
+ */
+int command__spawn(struct command *c, char **argv, bool stdout_to_stderr);
 /* Lets the held command run. Returns 0, or -1 said on stderr. */
 int command__release(struct command *c, const char *name);
 /*

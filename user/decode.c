@@ -159,6 +159,45 @@ const char *decode__type_name(unsigned int type)
 	return type_name[type];
 }
 
+const char *decode__event_name(const struct pgt_event *ev)
+{
+	if (ev->hdr->type == PGT_TTY)
+		return ev->tty->acquire ? "tty_acquire" : "tty_release";
+	return decode__type_name(ev->hdr->type) ?: "?";
+}
+
+const struct pgt_proc *decode__event_proc(const struct pgt_event *ev)
+{
+	switch (ev->hdr->type) {
+	case PGT_FORK:
+		return &ev->fork->proc;
+	case PGT_EXEC:
+		return &ev->exec->proc;
+	case PGT_EXIT:
+		return &ev->exit->proc;
+	case PGT_SETSID:
+		return &ev->setsid->proc;
+	case PGT_SETPGID:
+		return &ev->setpgid->proc;
+	case PGT_SUBREAPER:
+		return &ev->subreaper->proc;
+	case PGT_REPARENT:
+		return &ev->reparent->proc;
+	case PGT_SIGNAL:
+		return &ev->signal->proc;
+	case PGT_TTY:
+		return &ev->tty->proc;
+	case PGT_FOREGROUND:
+		return &ev->fg->proc;
+	case PGT_CGROUP:
+		return &ev->cgroup->proc;
+	case PGT_SNAP:
+		return &ev->snap->proc;
+	default:
+		return NULL;
+	}
+}
+
 void decode__exit_status(__u32 status, struct exit_info *out)
 {
 	memset(out, 0, sizeof(*out));

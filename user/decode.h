@@ -56,6 +56,10 @@ const char *decode__errname(int err, char *buf, size_t len);
 
 /* "fork", "exec", ...; NULL for an unknown type. */
 const char *decode__type_name(unsigned int type);
+/* The record's kind as the outputs name it: a tty record is "tty_acquire" or "tty_release". */
+const char *decode__event_name(const struct pgt_event *ev);
+/* The process the record names as its "process" (a fork's forker); NULL for none. */
+const struct pgt_proc *decode__event_proc(const struct pgt_event *ev);
 
 /* "thread", "subreaper", "ns_init"; "?" for anything else. */
 const char *decode__reason_name(unsigned int reason);

@@ -175,44 +175,15 @@ static void ecs_close(struct sbuf *sb)
 	sbuf__puts(sb, "}\n");
 }
 
-/* The record's subject: a fork's child, otherwise its process. */
-static const struct pgt_proc *subject_of(const struct pgt_event *ev)
-{
-	switch (ev->hdr->type) {
-	case PGT_FORK:
-		return &ev->fork->child;
-	case PGT_EXEC:
-		return &ev->exec->proc;
-	case PGT_EXIT:
-		return &ev->exit->proc;
-	case PGT_SETSID:
-		return &ev->setsid->proc;
-	case PGT_SETPGID:
-		return &ev->setpgid->proc;
-	case PGT_SUBREAPER:
-		return &ev->subreaper->proc;
-	case PGT_REPARENT:
-		return &ev->reparent->proc;
-	case PGT_TTY:
-		return &ev->tty->proc;
-	case PGT_FOREGROUND:
-		return &ev->fg->proc;
-	case PGT_CGROUP:
-		return &ev->cgroup->proc;
-	default:
-		return NULL;
-	}
-}
-
 static void ecs_event_rec(struct sbuf *sb, const struct fmt_ctx *fc, const struct pgt_event *ev)
 {
 	const struct pgt_hdr *h = ev->hdr;
 	struct ecs_subject s = { .ts_ns = h->ts_ns };
 	struct jsonw w;
 
-	s.action = h->type == PGT_TTY ? (ev->tty->acquire ? "tty_acquire" : "tty_release")
-				      : decode__type_name(h->type);
-	s.proc = subject_of(ev);
+	s.action = decode__event_name(ev);
+	/* The subject: a fork's child, otherwise the record's process. */
+	s.proc = h->type == PGT_FORK ? &ev->fork->child : decode__event_proc(ev);
 	if (h->type == PGT_EXEC)
 		s.exec = ev->exec;
 	else if (h->type == PGT_EXIT)

@@ -209,9 +209,7 @@ void json__event(struct sbuf *sb, const struct fmt_ctx *fc, const struct pgt_eve
 	const struct pgt_hdr *h = ev->hdr;
 	struct jsonw w;
 
-	json_head(&w, sb, fc, &h->seq, h->ts_ns,
-		  h->type == PGT_TTY ? (ev->tty->acquire ? "tty_acquire" : "tty_release")
-				     : decode__type_name(h->type));
+	json_head(&w, sb, fc, &h->seq, h->ts_ns, decode__event_name(ev));
 	switch (h->type) {
 	case PGT_FORK:
 		json_proc(&w, "process", &ev->fork->proc);

@@ -55,6 +55,8 @@ enum {
 	OPT_RECORD,
 	OPT_ECS,
 	OPT_REPLAY,
+	OPT_COMM,
+	OPT_EVENT,
 };
 
 static const struct argp_option options[] = {
@@ -79,19 +81,25 @@ static const struct argp_option options[] = {
 	{ "verbose", 'v', NULL, 0, "Show libbpf messages (twice: debug)", 0 },
 	{ "escapes", OPT_ESCAPES, NULL, 0,
 	  "Only escapes; with a command, then where its descendants are now", 0 },
-	{ NULL, 0, NULL, 0, "Trees:", 1 },
-	{ "snapshot", OPT_SNAPSHOT, NULL, 0, "Print the session/group/process tree once", 1 },
-	{ "tree", OPT_TREE, NULL, 0, "Show the tree live (redrawn on a terminal)", 1 },
-	{ "interval", 'i', "SECS", 0, "Live tree refresh interval (default 1)", 1 },
-	{ "ascii", OPT_ASCII, NULL, 0, "Draw the tree with ASCII", 1 },
-	{ "session", OPT_SESSION, "SID", 0, "Only this session", 1 },
-	{ "tty", OPT_TTY, "NAME", 0, "Only the session on this tty (pts/3)", 1 },
+	{ NULL, 0, NULL, 0, "Filters (the event stream and the trees):", 1 },
 	{ "uid", OPT_UID, "UID", 0, "Only processes of this uid", 1 },
+	{ "tty", OPT_TTY, "NAME", 0,
+	  "Only processes on this tty (pts/3); in a tree, the session on it", 1 },
+	{ "session", OPT_SESSION, "SID", 0, "Only this session", 1 },
+	{ "comm", OPT_COMM, "NAME", 0, "Only processes with this name (comm)", 1 },
+	{ "event", OPT_EVENT, "KINDS", 0,
+	  "Only these kinds of record, comma-separated (fork,exec,escape,...); "
+	  "lost records always pass", 1 },
+	{ NULL, 0, NULL, 0, "Trees:", 2 },
+	{ "snapshot", OPT_SNAPSHOT, NULL, 0, "Print the session/group/process tree once", 2 },
+	{ "tree", OPT_TREE, NULL, 0, "Show the tree live (redrawn on a terminal)", 2 },
+	{ "interval", 'i', "SECS", 0, "Live tree refresh interval (default 1)", 2 },
+	{ "ascii", OPT_ASCII, NULL, 0, "Draw the tree with ASCII", 2 },
 	{ "verify", OPT_VERIFY, NULL, 0,
-	  "Compare the model with /proc and print every difference", 1 },
-	{ NULL, 0, NULL, 0, "Self-check:", 2 },
+	  "Compare the model with /proc and print every difference", 2 },
+	{ NULL, 0, NULL, 0, "Self-check:", 3 },
 	{ "check", OPT_CHECK, NULL, 0,
-	  "Say what this kernel offers and which hook each event would use; no tracing", 2 },
+	  "Say what this kernel offers and which hook each event would use; no tracing", 3 },
 	{ "help", 'h', NULL, 0, "Give this help list", -1 },
 	{},
 };
@@ -194,15 +202,30 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		o->interval_ms = parse_secs(state, "interval", arg);
 		break;
 	case OPT_SESSION:
-		o->has_session = true;
-		o->session = (__u32)parse_int(state, "session id", arg, 0, INT_MAX);
+		o->filter.has_session = true;
+		o->filter.session = (__u32)parse_int(state, "session id", arg, 0, INT_MAX);
 		break;
 	case OPT_TTY:
 		/* pts/3, or /dev/pts/3 as tty(1) prints it */
-		o->tty = strncmp(arg, "/dev/", 5) ? arg : arg + 5;
-		if (!*o->tty)
+		o->filter.tty = strncmp(arg, "/dev/", 5) ? arg : arg + 5;
+		if (!*o->filter.tty)
 			argp_error(state, "bad --tty '%s': want a name like pts/3", arg);
 		break;
+	case OPT_COMM:
+		/* The kernel keeps 15 bytes: a longer name could never match. */
+		if (!*arg || strlen(arg) > 15)
+			argp_error(state, "bad --comm '%s': want a process name of 1 to 15 bytes",
+				   arg);
+		o->filter.comm = arg;
+		break;
+	case OPT_EVENT: {
+		const char *bad;
+
+		if (filter__parse_events(arg, &o->filter.events, &bad))
+			argp_error(state, "bad --event '%.*s': want some of %s",
+				   (int)strcspn(bad, ","), bad, filter__event_names());
+		break;
+	}
 	case OPT_ESCAPES:
 		o->escapes = true;
 		break;
@@ -229,8 +252,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state, "bad --signals '%s': want group, all or none", arg);
 		break;
 	case OPT_UID:
-		o->has_uid = true;
-		o->uid = (__u32)parse_int(state, "uid", arg, 0, 4294967294LL);
+		o->filter.has_uid = true;
+		o->filter.uid = (__u32)parse_int(state, "uid", arg, 0, 4294967294LL);
 		break;
 	case ARGP_KEY_ARG:
 		/* The first operand starts the command; the rest are its own. */
@@ -254,8 +277,17 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 				  o->verify || o->snapshot))
 			argp_error(state, "--replay takes only output options");
 		if (o->check && (o->cmd || o->pid || o->snapshot || o->tree || o->verify ||
-				 o->escapes || o->output))
+				 o->escapes || o->output || filter__active(&o->filter)))
 			argp_error(state, "--check takes only --json, --btf, --ringbuf-size and -v");
+		/* A filter the mode cannot apply is refused, never ignored. */
+		if (o->verify && filter__active(&o->filter))
+			argp_error(state, "--verify compares the whole machine: it takes no filter");
+		if (o->filter.events && (o->snapshot || o->tree))
+			argp_error(state, "--event filters the event stream: not with --snapshot "
+					  "or --tree");
+		if (o->filter.events && o->escapes)
+			argp_error(state, "--event and --escapes exclude each other (--escapes "
+					  "shows escapes and survivors)");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <linux/types.h>
+#include "filter.h"
 
 struct opts {
 	bool json;		/* JSON Lines instead of text */
@@ -25,11 +26,7 @@ struct opts {
 	bool escapes;		/* --escapes: only escapes, and the survivors */
 	bool ascii;		/* tree glyphs in ASCII */
 	__u64 interval_ms;	/* live tree refresh */
-	bool has_session;
-	__u32 session;		/* --session */
-	const char *tty;	/* --tty */
-	bool has_uid;
-	__u32 uid;		/* --uid */
+	struct filter filter;	/* --uid, --tty, --session, --comm, --event */
 	bool check;		/* --check: what this kernel offers, no tracing */
 	const char *record;	/* --record FILE: the raw records, for --replay */
 	const char *replay;	/* --replay FILE: process a recording, no BPF */

@@ -130,7 +130,7 @@ static void on_event(void *ctx, const struct pgt_event *ev)
 {
 	struct tracer *s = ctx;
 
-	if (s->print_events)
+	if (s->print_events && filter__event(&s->opts->filter, s->model, ev))
 		output__event(s->out, ev);
 }
 
@@ -138,7 +138,7 @@ static void on_signal_cause(void *ctx, const struct sig_cause *c)
 {
 	struct tracer *s = ctx;
 
-	if (s->print_events)
+	if (s->print_events && filter__signal(&s->opts->filter, s->model, c))
 		output__signal(s->out, c);
 }
 
@@ -146,7 +146,7 @@ static void on_escape(void *ctx, const struct escape *e)
 {
 	struct tracer *s = ctx;
 
-	if (s->print_escapes)
+	if (s->print_escapes && filter__escape(&s->opts->filter, e))
 		output__escape(s->out, e);
 }
 
@@ -177,7 +177,8 @@ static void report_survivors(struct tracer *s)
 	struct mproc *p;
 
 	model__for_each_proc(s->model, p)
-		if (!p->zombie && p->ctx.pid != (__u32)s->cmd.pid && born_below(s, p))
+		if (!p->zombie && p->ctx.pid != (__u32)s->cmd.pid && born_below(s, p) &&
+		    filter__process(&s->opts->filter, "survivor", p))
 			output__survivor(s->out, p, now);
 }
 
@@ -221,6 +222,7 @@ static int on_record(void *ctx, void *data, size_t size)
 static void on_note(void *ctx, const struct model_note *n)
 {
 	struct tracer *s = ctx;
+	const struct mproc *p;
 
 	switch (n->kind) {
 	case NOTE_REPARENT_MISMATCH:
@@ -236,9 +238,9 @@ static void on_note(void *ctx, const struct model_note *n)
 	case NOTE_RESYNC_ADDED:
 	case NOTE_RESYNC_CHANGED:
 	case NOTE_RESYNC_REMOVED:
-		if (s->print_events)
-			output__correction(s->out, n, model__find(s->model, n->pid),
-					   clock_ns(CLOCK_BOOTTIME));
+		p = model__find(s->model, n->pid);
+		if (s->print_events && filter__process(&s->opts->filter, "correction", p))
+			output__correction(s->out, n, p, clock_ns(CLOCK_BOOTTIME));
 		break;
 	default:
 		break;
@@ -414,11 +416,7 @@ static size_t draw_tree(struct tracer *s, bool clear)
 	struct tree_opts to = {
 		.ascii = !s->utf8,
 		.json = s->opts->json,
-		.has_session = s->opts->has_session,
-		.session = s->opts->session,
-		.tty = s->opts->tty,
-		.has_uid = s->opts->has_uid,
-		.uid = s->opts->uid,
+		.filter = &s->opts->filter,
 		.pid = (__u32)s->opts->pid,
 	};
 	struct sbuf sb = {};
@@ -615,7 +613,12 @@ static int start_tracing(struct tracer *s, const struct loader_cfg *lcfg, __u64 
 			return -1;
 		}
 	}
-	if (o->cmd && command__spawn(&s->cmd, o->cmd))
+	/*
+	 * The records own our stdout: where a program reads it (not a
+	 * terminal, no -o), the command's output goes to stderr, so that it can
+	 * never end up between two records.
+	 */
+	if (o->cmd && command__spawn(&s->cmd, o->cmd, !o->output && !isatty(STDOUT_FILENO)))
 		return -1;
 	if (loader__start(&s->loader, lcfg))
 		return -1;
@@ -657,14 +660,15 @@ static int one_shot(struct tracer *s)
 	bool none = false;
 
 	if (o->snapshot)
-		none = !draw_tree(s, false) && (o->tty || o->has_session || o->has_uid || o->pid);
+		none = !draw_tree(s, false) && (filter__on_procs(&o->filter) || o->pid);
 	else
 		run_verify(s);
 	/* A filter that matches nothing is most likely a typo: say so. */
-	if (none && o->tty)
-		fprintf(stderr, "pgrptrace: no process matches --tty %s\n", o->tty);
-	else if (none && o->has_session)
-		fprintf(stderr, "pgrptrace: no process matches --session %u\n", o->session);
+	if (none && o->filter.tty)
+		fprintf(stderr, "pgrptrace: no process matches --tty %s\n", o->filter.tty);
+	else if (none && o->filter.has_session)
+		fprintf(stderr, "pgrptrace: no process matches --session %u\n",
+			o->filter.session);
 	else if (none)
 		fprintf(stderr, "pgrptrace: no process matches the filters\n");
 	return flush_out(s) || s->verify_diffs || none ? 1 : 0;

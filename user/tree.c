@@ -66,17 +66,19 @@ static bool in_subtree(const struct model *m, const struct mproc *p, __u32 root)
 
 static bool wanted(const struct model *m, const struct tree_opts *o, const struct mproc *p)
 {
+	struct filter f = o->filter ? *o->filter : (struct filter){};
+	const char *tty = f.tty;
 	char name[32];
 
-	if (o->has_session && p->ctx.sid != o->session)
+	/* A tree shows whole sessions: the one on the tty, its members without one too. */
+	f.tty = NULL;
+	if (!filter__proc(&f, &p->ctx))
 		return false;
-	if (o->has_uid && p->ctx.uid != o->uid)
-		return false;
-	if (o->tty) {
+	if (tty) {
 		const struct msession *s = model__session(m, p->ctx.sid);
 
 		if (!s || !decode__tty_name(s->tty, s->tty_nr, name, sizeof(name)) ||
-		    strcmp(name, o->tty))
+		    strcmp(name, tty))
 			return false;
 	}
 	if (o->pid && !in_subtree(m, p, o->pid))

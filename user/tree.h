@@ -4,17 +4,15 @@
 #define __TREE_H
 
 #include <stdbool.h>
+#include "filter.h"
 #include "model.h"
 #include "sbuf.h"
 
 struct tree_opts {
 	bool ascii;		/* ASCII glyphs instead of UTF-8 box drawing */
 	bool json;		/* one JSON document instead of text */
-	bool has_session;
-	__u32 session;		/* --session SID */
-	const char *tty;	/* --tty NAME ("pts/3") */
-	bool has_uid;
-	__u32 uid;		/* --uid UID */
+	/* uid, session and comm as filter__proc(); --tty: the sessions on that tty (NULL: all) */
+	const struct filter *filter;
 	__u32 pid;		/* -p PID: that subtree, 0 for all */
 };
 

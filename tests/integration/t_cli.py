@@ -188,5 +188,83 @@ t.eq(rc, 7, "| head -1: pgrptrace ends with the command's status")
 t.eq(err, "", "| head -1: nothing said on stderr")
 check_nothing_left(t, "| head")
 
+# Command mode with stdout read by a program: the records stay whole, and the
+# command's own output goes to stderr.
+r = run_tracer(["--json", "--", "sh", "-c", "echo from-the-command; setsid true"])
+t.eq(r.rc, 0, "command's stdout: exit 0")
+t.ok(r.events and not r.bad_lines, "command's stdout: every line of stdout is a record",
+     r.bad_lines[:3])
+t.ok("from-the-command" in r.err, "command's stdout: on pgrptrace's stderr", r.err[-300:])
+log = os.path.join(tmp, "own-stdout.jsonl")
+r = run_tracer(["--json", "-o", log, "--", "sh", "-c", "echo from-the-command"])
+t.eq(r.out, "from-the-command\n", "command's stdout, with -o: the command keeps it")
+
+# Filters apply to the event stream, alone and together; each one can fail.
+NOBODY = 65534
+WORK = ["sh", "-c", "setpriv --reuid=%d --regid=%d --clear-groups sh -c 'true; true'; "
+        "setsid sh -c 'true'; true" % (NOBODY, NOBODY)]
+
+
+def procs(e):
+    """Every process context a record names."""
+    return [e[k] for k in ("process", "child", "target") if isinstance(e.get(k), dict)]
+
+
+def kinds(r):
+    return sorted({e["event"] for e in r.events})
+
+
+base = run_tracer(["--json", "--"] + WORK)
+t.eq(base.rc, 0, "filters: the unfiltered run")
+t.ok(any(p["uid"] != NOBODY for e in base.events for p in procs(e)) and
+     any(p["uid"] == NOBODY for e in base.events for p in procs(e)),
+     "filters: unfiltered, both uids are seen", kinds(base))
+cases = [
+    (["--uid", str(NOBODY)], lambda e: any(p["uid"] == NOBODY for p in procs(e)), "--uid"),
+    (["--comm", "setsid"], lambda e: any(p["comm"] == "setsid" for p in procs(e)), "--comm"),
+    (["--event", "exec,exit"], lambda e: e["event"] in ("exec", "exit", "lost"), "--event"),
+    (["--uid", str(NOBODY), "--event", "exec"],
+     lambda e: e["event"] in ("exec", "lost") and any(p["uid"] == NOBODY for p in procs(e)),
+     "--uid with --event"),
+]
+for args, match, what in cases:
+    r = run_tracer(["--json"] + args + ["--"] + WORK)
+    bad = [(e["event"], [(p["pid"], p["uid"], p["sid"], p["comm"]) for p in procs(e)])
+           for e in r.events if not match(e)]
+    t.eq(r.rc, 0, "%s: exit 0" % what)
+    t.ok(r.events and not bad, "%s: every record matches" % what, bad[:4])
+    t.ok(len(r.events) < len(base.events), "%s: some records were left out" % what,
+         (len(r.events), len(base.events)))
+# --session: a session of its own runs `true` twice once the traced command
+# has started; the command's own records are in another session.
+go, done = os.path.join(tmp, "session-go"), os.path.join(tmp, "session-done")
+holder = Proc(["sh", "-c", "while [ ! -e %s ]; do sleep 0.01; done; /bin/true; /bin/true; "
+               "touch %s" % (go, done)])
+wait_until(lambda: os.getsid(holder.p.pid) == holder.p.pid, "--session: the holder leads one")
+sid = holder.p.pid
+SESS = ["sh", "-c", "touch %s; while [ ! -e %s ]; do sleep 0.01; done" % (go, done)]
+r = run_tracer(["--json", "-a", "--session", str(sid), "--"] + SESS)
+holder.finish(30)
+bad = [(e["event"], [(p["pid"], p["sid"]) for p in procs(e)]) for e in r.events
+       if e["event"] != "lost" and not any(p["sid"] == sid for p in procs(e))]
+t.eq(r.rc, 0, "--session: exit 0")
+t.ok(r.of("exec") and not bad, "--session: only that session's records", bad[:4])
+t.ok(len([e for e in r.of("exec") if e.get("filename") == "/bin/true"]) >= 2,
+     "--session: the session's two /bin/true are seen", [e.get("filename") for e in r.of("exec")])
+r = run_tracer(["--json", "--tty", "pts/99999", "--"] + WORK)
+t.eq([e["event"] for e in r.events if e["event"] != "lost"], [],
+     "--tty of no session: no record")
+
+# A filter the mode cannot apply is a usage error, never ignored.
+for args, why in [(["--verify", "--uid", "0"], "takes no filter"),
+                  (["--snapshot", "--event", "exec"], "--event filters the event stream"),
+                  (["--escapes", "--event", "exec"], "exclude each other"),
+                  (["--check", "--comm", "sh"], "--check takes only"),
+                  (["--event", "exec,nope", "-d", "1"], "bad --event 'nope'"),
+                  (["--comm", "0123456789abcdef", "-d", "1"], "bad --comm")]:
+    r = run([PGRPTRACE] + args)
+    t.eq(r.returncode, 2, "%s: a usage error" % " ".join(args))
+    t.ok(why in r.stderr, "%s: says why" % " ".join(args), r.stderr.strip()[:300])
+
 shutil.rmtree(tmp)
 t.done()
