@@ -56,6 +56,24 @@ static void ecs_event(struct jsonw *w, const char *action)
 	jsonw_end_object(w);
 }
 
+/* host.*: what is unknown is left out, as ECS prefers to a null. */
+static void ecs_host(struct jsonw *w, const struct host_id *h)
+{
+	jsonw_name(w, "host");
+	jsonw_start_object(w);
+	if (h->name[0])
+		jsonw_string_field(w, "name", h->name);
+	if (h->machine_id[0])
+		jsonw_plain_field(w, "id", h->machine_id);
+	if (h->boot_id[0]) {
+		jsonw_name(w, "boot");
+		jsonw_start_object(w);
+		jsonw_string_field(w, "id", h->boot_id);
+		jsonw_end_object(w);
+	}
+	jsonw_end_object(w);
+}
+
 /* {"pid":N,"same_as_process":B} */
 static void ecs_leader(struct jsonw *w, const char *name, __u32 pid, bool same)
 {
@@ -161,6 +179,8 @@ static void ecs_open(struct jsonw *w, struct sbuf *sb, const struct fmt_ctx *fc,
 	jsonw_plain_field(w, "version", ECS_VERSION);
 	jsonw_end_object(w);
 	ecs_event(w, s->action);
+	if (fc->host)
+		ecs_host(w, fc->host);
 	if (s->proc)
 		ecs_process(w, fc, s);
 	jsonw_name(w, "pgrptrace");

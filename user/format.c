@@ -25,31 +25,40 @@ void fmt__split_time(const struct fmt_ctx *fc, __u64 boot_ns, time_t *secs, long
 
 void fmt__rfc3339(const struct fmt_ctx *fc, __u64 boot_ns, char *buf, size_t len)
 {
-	/* Records come in bursts within a second: the date part is cached. */
-	static time_t cached_secs = -1;
-	static char date[32];
-	static size_t date_len;
+	/*
+	 * The date part of the last seconds seen, direct-mapped: records come
+	 * in bursts within a second, and the start times of the processes they
+	 * name are few.
+	 */
+	static struct {
+		time_t secs;
+		char date[32];
+		size_t len;
+	} cache[64] = { [0 ... 63] = { .secs = -1 } };
 	struct tm tm;
 	time_t secs;
 	long nsec;
-	int i;
+	int i, slot;
 
 	fmt__split_time(fc, boot_ns, &secs, &nsec);
-	if (secs != cached_secs) {
+	slot = (int)(secs % 64);
+	if (cache[slot].secs != secs) {
 		gmtime_r(&secs, &tm);
-		date_len = strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%S.", &tm);
-		cached_secs = secs;
+		cache[slot].len = strftime(cache[slot].date, sizeof(cache[slot].date),
+					   "%Y-%m-%dT%H:%M:%S.", &tm);
+		cache[slot].secs = secs;
 	}
-	if (len < date_len + 11) {
+	if (len < cache[slot].len + 11) {
 		if (len)
 			buf[0] = '\0';
 		return;
 	}
-	memcpy(buf, date, date_len);
+	memcpy(buf, cache[slot].date, cache[slot].len);
+	buf += cache[slot].len;
 	for (i = 8; i >= 0; i--) {
-		buf[date_len + i] = (char)('0' + nsec % 10);
+		buf[i] = (char)('0' + nsec % 10);
 		nsec /= 10;
 	}
-	buf[date_len + 9] = 'Z';
-	buf[date_len + 10] = '\0';
+	buf[9] = 'Z';
+	buf[10] = '\0';
 }

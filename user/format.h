@@ -9,6 +9,7 @@
 #include "sbuf.h"
 #include "sigmerge.h"
 #include "escape.h"
+#include "host.h"
 
 #define PGT_SCHEMA_VERSION	2
 /*
@@ -19,7 +20,9 @@
 
 struct fmt_ctx {
 	__s64 boot_to_real_ns;	/* CLOCK_REALTIME - CLOCK_BOOTTIME at start */
+	const struct host_id *host;	/* the traced machine; NULL: "host" is null */
 	bool utc;		/* text mode: UTC instead of local time */
+	bool dated;		/* text mode: times with the date (-o, --utc) */
 	bool color;		/* text mode: ANSI colour for escapes */
 };
 
@@ -47,7 +50,7 @@ void json__survivor(struct sbuf *sb, const struct fmt_ctx *fc, const struct mpro
 void json__correction(struct sbuf *sb, const struct fmt_ctx *fc, const struct model_note *n,
 		      const struct mproc *p, __u64 now_ns);
 
-void text__header(struct sbuf *sb);
+void text__header(struct sbuf *sb, const struct fmt_ctx *fc);
 void text__correction(struct sbuf *sb, const struct fmt_ctx *fc, const struct model_note *n,
 		      const struct mproc *p, __u64 now_ns);
 void text__signal(struct sbuf *sb, const struct fmt_ctx *fc, const struct sig_cause *c);

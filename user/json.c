@@ -56,8 +56,12 @@ static void json_entity_id(struct jsonw *w, __u32 pid, __u64 start_ns)
 }
 
 /* The hottest formatting there is. */
-static void json_proc(struct jsonw *w, const char *key, const struct pgt_proc *p)
+static void json_proc(struct jsonw *w, const struct fmt_ctx *fc, const char *key,
+		      const struct pgt_proc *p)
 {
+	char start[64];
+
+	fmt__rfc3339(fc, p->start_ns, start, sizeof(start));
 	jsonw_name(w, key);
 	jsonw_start_object(w);
 	jsonw_uint_field(w, "pid", p->pid);
@@ -71,6 +75,7 @@ static void json_proc(struct jsonw *w, const char *key, const struct pgt_proc *p
 	json_id_or_null(w, "ses", p->ses);
 	jsonw_untrusted(w, "comm", p->comm, sizeof(p->comm));
 	jsonw_uint_field(w, "start_ns", p->start_ns);
+	jsonw_plain_field(w, "start", start);
 	json_entity_id(w, p->pid, p->start_ns);
 	jsonw_uint_field(w, "ns_pid", p->ns_pid);
 	jsonw_uint_field(w, "pidns", p->pidns_ino);
@@ -122,6 +127,12 @@ static void json_head(struct jsonw *w, struct sbuf *sb, const struct fmt_ctx *fc
 		jsonw_null_field(w, "kseq");
 	jsonw_plain_field(w, "time", when);
 	jsonw_plain_field(w, "event", event);
+	/* On every record: merged logs of many machines stay unambiguous. */
+	jsonw_name(w, "host");
+	if (fc->host && fc->host->json_len)
+		jsonw_raw(w, fc->host->json, fc->host->json_len);
+	else
+		jsonw_null(w);
 }
 
 static void json_end(struct jsonw *w)
@@ -150,13 +161,13 @@ static void json_exit(struct jsonw *w, const struct pgt_exit *e)
 	jsonw_end_object(w);
 }
 
-static void json_setpgid(struct jsonw *w, const struct pgt_event *ev)
+static void json_setpgid(struct jsonw *w, const struct fmt_ctx *fc, const struct pgt_event *ev)
 {
 	const struct pgt_setpgid *s = ev->setpgid;
 
-	json_proc(w, "process", &s->proc);
+	json_proc(w, fc, "process", &s->proc);
 	if (s->target_found)
-		json_proc(w, "target", &s->target);
+		json_proc(w, fc, "target", &s->target);
 	else
 		jsonw_null_field(w, "target");
 	jsonw_name(w, "args");
@@ -188,9 +199,9 @@ static void json_reparent_proc(struct jsonw *w, const char *key, __u32 pid, cons
 	jsonw_end_object(w);
 }
 
-static void json_reparent(struct jsonw *w, const struct pgt_reparent *r)
+static void json_reparent(struct jsonw *w, const struct fmt_ctx *fc, const struct pgt_reparent *r)
 {
-	json_proc(w, "process", &r->proc);
+	json_proc(w, fc, "process", &r->proc);
 	json_reparent_proc(w, "child", r->child_pid, NULL, r->child_start_ns, r->child_comm,
 			   sizeof(r->child_comm));
 	jsonw_uint_field(w, "old_ppid", r->proc.pid);
@@ -212,24 +223,24 @@ void json__event(struct sbuf *sb, const struct fmt_ctx *fc, const struct pgt_eve
 	json_head(&w, sb, fc, &h->seq, h->ts_ns, decode__event_name(ev));
 	switch (h->type) {
 	case PGT_FORK:
-		json_proc(&w, "process", &ev->fork->proc);
-		json_proc(&w, "child", &ev->fork->child);
+		json_proc(&w, fc, "process", &ev->fork->proc);
+		json_proc(&w, fc, "child", &ev->fork->child);
 		break;
 	case PGT_EXEC:
-		json_proc(&w, "process", &ev->exec->proc);
+		json_proc(&w, fc, "process", &ev->exec->proc);
 		jsonw_untrusted(&w, "filename", ev->exec->filename, sizeof(ev->exec->filename));
 		jsonw_bool_field(&w, "filename_truncated", ev->exec->flags & PGT_EXEC_FILENAME_CUT);
 		if (ev->exec->old_tid != ev->exec->proc.pid)
 			jsonw_uint_field(&w, "old_tid", ev->exec->old_tid);
 		break;
 	case PGT_EXIT:
-		json_proc(&w, "process", &ev->exit->proc);
+		json_proc(&w, fc, "process", &ev->exit->proc);
 		json_exit(&w, ev->exit);
 		break;
 	case PGT_SETSID: {
 		const struct pgt_setsid *s = ev->setsid;
 
-		json_proc(&w, "process", &s->proc);
+		json_proc(&w, fc, "process", &s->proc);
 		json_grp(&w, "old", s->old.pgid, s->old.sid, s->old.tty, s->old.tty_nr);
 		if (s->ret < 0)
 			json_error(&w, s->ret);
@@ -238,15 +249,15 @@ void json__event(struct sbuf *sb, const struct fmt_ctx *fc, const struct pgt_eve
 		break;
 	}
 	case PGT_SETPGID:
-		json_setpgid(&w, ev);
+		json_setpgid(&w, fc, ev);
 		break;
 	case PGT_REPARENT:
-		json_reparent(&w, ev->reparent);
+		json_reparent(&w, fc, ev->reparent);
 		break;
 	case PGT_TTY: {
 		const struct pgt_tty *t = ev->tty;
 
-		json_proc(&w, "process", &t->proc);
+		json_proc(&w, fc, "process", &t->proc);
 		jsonw_plain_field(&w, "how", decode__tty_how_name(t->how));
 		json_tty_name(&w, "tty", t->tty, t->tty_nr);
 		json_tty_dev(&w, t->tty_nr);
@@ -259,7 +270,7 @@ void json__event(struct sbuf *sb, const struct fmt_ctx *fc, const struct pgt_eve
 	case PGT_FOREGROUND: {
 		const struct pgt_foreground *f = ev->fg;
 
-		json_proc(&w, "process", &f->proc);
+		json_proc(&w, fc, "process", &f->proc);
 		json_tty_name(&w, "tty", f->tty, f->tty_nr);
 		jsonw_uint_field(&w, "sid", f->sid);
 		jsonw_uint_field(&w, "old_pgid", f->old_pgid);
@@ -270,13 +281,13 @@ void json__event(struct sbuf *sb, const struct fmt_ctx *fc, const struct pgt_eve
 		break;
 	}
 	case PGT_CGROUP:
-		json_proc(&w, "process", &ev->cgroup->proc);
+		json_proc(&w, fc, "process", &ev->cgroup->proc);
 		jsonw_uint_field(&w, "cgroup_id", ev->cgroup->cgroup_id);
 		jsonw_uint_field(&w, "hierarchy", ev->cgroup->hierarchy_id);
 		jsonw_untrusted(&w, "path", ev->cgroup->path, sizeof(ev->cgroup->path));
 		break;
 	case PGT_SUBREAPER:
-		json_proc(&w, "process", &ev->subreaper->proc);
+		json_proc(&w, fc, "process", &ev->subreaper->proc);
 		jsonw_bool_field(&w, "enabled", ev->subreaper->enabled);
 		if (ev->subreaper->ret < 0)
 			json_error(&w, ev->subreaper->ret);
@@ -316,7 +327,7 @@ void json__signal(struct sbuf *sb, const struct fmt_ctx *fc, const struct sig_ca
 	unsigned int i;
 
 	json_head(&w, sb, fc, &r->hdr.seq, r->hdr.ts_ns, "signal");
-	json_proc(&w, "process", &r->proc);
+	json_proc(&w, fc, "process", &r->proc);
 	jsonw_plain_field(&w, "signal", decode__signame((int)r->sig, sig, sizeof(sig)));
 	jsonw_plain_field(&w, "scope", decode__scope_name(r->scope));
 	/* 0: a failed kill from inside a pid namespace, with no recipient to name it */
@@ -404,7 +415,7 @@ void json__escape(struct sbuf *sb, const struct fmt_ctx *fc, const struct escape
 
 	json_head(&w, sb, fc, &e->seq, e->ts_ns, "escape");
 	jsonw_plain_field(&w, "kind", escape__kind_name(e->kind));
-	json_proc(&w, "process", &e->proc);
+	json_proc(&w, fc, "process", &e->proc);
 	json_where(&w, "from", &e->from);
 	json_where(&w, "to", &e->to);
 	if (e->detail[0])
@@ -419,7 +430,7 @@ void json__survivor(struct sbuf *sb, const struct fmt_ctx *fc, const struct mpro
 	struct jsonw w;
 
 	json_head(&w, sb, fc, NULL, now_ns, "survivor");
-	json_proc(&w, "process", &p->ctx);
+	json_proc(&w, fc, "process", &p->ctx);
 	jsonw_name(&w, "born");
 	jsonw_start_object(&w);
 	jsonw_uint_field(&w, "sid", p->born_sid);
@@ -442,7 +453,7 @@ void json__correction(struct sbuf *sb, const struct fmt_ctx *fc, const struct mo
 
 	json_head(&w, sb, fc, NULL, now_ns, "correction");
 	if (p && n->kind != NOTE_RESYNC_REMOVED)
-		json_proc(&w, "process", &p->ctx);
+		json_proc(&w, fc, "process", &p->ctx);
 	else
 		jsonw_null_field(&w, "process");
 	jsonw_uint_field(&w, "pid", n->pid);

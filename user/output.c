@@ -138,6 +138,8 @@ struct output *output__open(const struct output_cfg *cfg)
 		watch_stalls(o);
 	o->fc.boot_to_real_ns = (__s64)(clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_BOOTTIME));
 	o->fc.utc = cfg->utc;
+	/* A file is read days later, and --utc is for comparing with other logs. */
+	o->fc.dated = cfg->path || cfg->utc;
 	/* Colour only for a person: text on a terminal, unless NO_COLOR is set. */
 	o->fc.color = !o->json && !cfg->path && isatty(STDOUT_FILENO) &&
 		      !(getenv("NO_COLOR") && *getenv("NO_COLOR"));
@@ -149,10 +151,15 @@ void output__set_clock(struct output *o, __s64 boot_to_real_ns)
 	o->fc.boot_to_real_ns = boot_to_real_ns;
 }
 
+void output__set_host(struct output *o, const struct host_id *host)
+{
+	o->fc.host = host;
+}
+
 void output__start(struct output *o)
 {
 	if (!o->json)
-		text__header(&o->pending);
+		text__header(&o->pending, &o->fc);
 }
 
 /*

@@ -23,6 +23,8 @@ struct output_cfg {
 struct output *output__open(const struct output_cfg *cfg);
 /* Times of records from another boot (--replay): its realtime - boottime. */
 void output__set_clock(struct output *o, __s64 boot_to_real_ns);
+/* The machine the records come from, on every JSON record (kept, not copied). */
+void output__set_host(struct output *o, const struct host_id *host);
 /* Tracing has started: the text header goes first. */
 void output__start(struct output *o);
 void output__event(struct output *o, const struct pgt_event *ev);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,20 +9,25 @@
 #include "recording.h"
 
 #define REC_MAGIC	"PGTREC\0\n"
-#define REC_VERSION	1
+#define REC_VERSION	2	/* 1: no host name or machine id; still read */
 #define REC_END		0xffffffffU
 
 struct rec_file_header {
 	char magic[8];
 	__u32 version;
-	__u32 size;		/* of this header */
+	__u32 size;		/* of this header: 72 in version 1 */
 	char boot_id[40];	/* NUL-terminated */
 	__s64 boot_to_real_ns;
-	__u32 crc;		/* CRC-32 of the header with this field 0 */
+	__u32 crc;		/* CRC-32 of the header (size bytes) with this field 0 */
 	__u32 pad;
+	/* version 2 */
+	char host_name[72];	/* NUL-terminated, "" if unknown */
+	char machine_id[40];	/* NUL-terminated, "" if unknown */
 };
 
-_Static_assert(sizeof(struct rec_file_header) == 72, "recording header layout");
+#define REC_V1_SIZE	72
+_Static_assert(offsetof(struct rec_file_header, host_name) == REC_V1_SIZE, "recording v1 layout");
+_Static_assert(sizeof(struct rec_file_header) == 184, "recording header layout");
 
 static __u32 crc(const void *data, size_t len)
 {
@@ -35,7 +41,7 @@ static int put(struct rec_writer *w, const void *p, size_t n)
 	return w->err;
 }
 
-int rec__create(struct rec_writer *w, const char *path, const char *boot_id,
+int rec__create(struct rec_writer *w, const char *path, const struct host_id *host,
 		__s64 boot_to_real_ns)
 {
 	struct rec_file_header h = { .version = REC_VERSION, .size = sizeof(h) };
@@ -53,7 +59,9 @@ int rec__create(struct rec_writer *w, const char *path, const char *boot_id,
 		return -errno;
 	}
 	memcpy(h.magic, REC_MAGIC, sizeof(h.magic));
-	snprintf(h.boot_id, sizeof(h.boot_id), "%s", boot_id);
+	snprintf(h.boot_id, sizeof(h.boot_id), "%s", host->boot_id);
+	snprintf(h.host_name, sizeof(h.host_name), "%s", host->name);
+	snprintf(h.machine_id, sizeof(h.machine_id), "%s", host->machine_id);
 	h.boot_to_real_ns = boot_to_real_ns;
 	h.crc = crc(&h, sizeof(h));
 	return put(w, &h, sizeof(h));
@@ -99,23 +107,34 @@ int rec__open(struct rec_reader *r, const char *path)
 		return -1;
 	}
 	setvbuf(r->f, NULL, _IOFBF, 1 << 20);
-	if (fread(&h, sizeof(h), 1, r->f) != 1 || memcmp(h.magic, REC_MAGIC, sizeof(h.magic))) {
+	memset(&h, 0, sizeof(h));
+	if (fread(&h, REC_V1_SIZE, 1, r->f) != 1 || memcmp(h.magic, REC_MAGIC, sizeof(h.magic))) {
 		fprintf(stderr, "pgrptrace: %s is not a pgrptrace recording\n", path);
+		return -1;
+	}
+	if (h.version > REC_VERSION || h.version == 0) {
+		fprintf(stderr, "pgrptrace: %s: recording version %u, this pgrptrace reads 1 to %u\n",
+			path, h.version, REC_VERSION);
+		return -1;
+	}
+	if (h.size != (h.version == 1 ? REC_V1_SIZE : sizeof(h)) ||
+	    (h.size > REC_V1_SIZE &&
+	     fread((char *)&h + REC_V1_SIZE, h.size - REC_V1_SIZE, 1, r->f) != 1)) {
+		fprintf(stderr, "pgrptrace: %s: the recording's header is damaged\n", path);
 		return -1;
 	}
 	sum = h.crc;
 	h.crc = 0;
-	if (h.version != REC_VERSION && h.size == sizeof(h) && sum == crc(&h, sizeof(h))) {
-		fprintf(stderr, "pgrptrace: %s: recording version %u, this pgrptrace reads %u\n",
-			path, h.version, REC_VERSION);
-		return -1;
-	}
-	if (h.size != sizeof(h) || sum != crc(&h, sizeof(h))) {
+	if (sum != crc(&h, h.size)) {
 		fprintf(stderr, "pgrptrace: %s: the recording's header is damaged\n", path);
 		return -1;
 	}
 	h.boot_id[sizeof(h.boot_id) - 1] = '\0';
+	h.host_name[sizeof(h.host_name) - 1] = '\0';
+	h.machine_id[sizeof(h.machine_id) - 1] = '\0';
 	memcpy(r->boot_id, h.boot_id, sizeof(r->boot_id));
+	memcpy(r->host_name, h.host_name, sizeof(r->host_name));
+	memcpy(r->machine_id, h.machine_id, sizeof(r->machine_id));
 	r->boot_to_real_ns = h.boot_to_real_ns;
 	return 0;
 }

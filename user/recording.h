@@ -3,7 +3,8 @@
  * --record and --replay: the raw records in a file of their own.
  *
  *   header  "PGTREC\0\n", version, header size, the boot id, the clock
- *           offset (CLOCK_REALTIME - CLOCK_BOOTTIME) at the start, CRC-32
+ *           offset (CLOCK_REALTIME - CLOCK_BOOTTIME) at the start, CRC-32;
+ *           since version 2 also the host name and machine id
  *   record  u32 length, u32 CRC-32 of the bytes, the bytes
  *   end     u32 0xffffffff, u32 CRC-32 of the count, u64 record count
  *
@@ -17,6 +18,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <linux/types.h>
+#include "host.h"
 
 #define REC_MAX_LEN	(1U << 20)
 
@@ -28,7 +30,7 @@ struct rec_writer {
 };
 
 /* Creates @path (0600, never an existing file or a symlink). Returns 0 or -errno. */
-int rec__create(struct rec_writer *w, const char *path, const char *boot_id,
+int rec__create(struct rec_writer *w, const char *path, const struct host_id *host,
 		__s64 boot_to_real_ns);
 /* Returns 0, or the first error (the writer then stops writing). */
 int rec__write(struct rec_writer *w, const void *data, __u32 len);
@@ -39,6 +41,8 @@ struct rec_reader {
 	FILE *f;
 	const char *path;
 	char boot_id[40];
+	char host_name[72];	/* "" if unknown (a version 1 recording) */
+	char machine_id[40];	/* "" if unknown */
 	__s64 boot_to_real_ns;
 	__u64 count;		/* records read */
 	__u64 damaged;		/* records skipped: checksum mismatch */

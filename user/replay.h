@@ -19,6 +19,7 @@ struct replay_cfg {
 	void *ctx;
 	struct pipeline *pl;
 	struct output *out;
+	struct host_id *host;	/* filled with the recorded machine's, for the output */
 	bool verbose;		/* the rate, on stderr */
 };
 

@@ -5,29 +5,45 @@
 #include <time.h>
 #include "format.h"
 
-#define TEXT_COLS "%-12s %-9s %-7s %-7s %-7s %-7s %-8s %-16s %s\n"
+#define TEXT_COLS "%-*s %-9s %-7s %-7s %-7s %-7s %-8s %-16s %s\n"
 
-void text__header(struct sbuf *sb)
+/*
+ * The TIME column: "13:08:09.123" on a terminal; with the date and the
+ * offset in a file (-o) or with --utc, where a line is read days later:
+ * "2026-12-05T13:08:09.123+0100", "2026-12-05T13:08:09.123Z".
+ */
+static int time_width(const struct fmt_ctx *fc)
 {
-	sbuf__printf(sb, TEXT_COLS, "TIME", "EVENT", "PID", "PPID", "PGID", "SID", "TTY", "COMM",
-		     "DETAILS");
+	return !fc->dated ? 12 : fc->utc ? 24 : 28;
+}
+
+void text__header(struct sbuf *sb, const struct fmt_ctx *fc)
+{
+	sbuf__printf(sb, TEXT_COLS, time_width(fc), "TIME", "EVENT", "PID", "PPID", "PGID", "SID",
+		     "TTY", "COMM", "DETAILS");
 }
 
 static void text_time(struct sbuf *sb, const struct fmt_ctx *fc, __u64 boot_ns)
 {
+	char date[24] = "", hms[16], zone[8] = "";
 	struct tm tm;
-	char hms[16];
 	time_t secs;
-	long nsec, msec;
+	long nsec;
 
 	fmt__split_time(fc, boot_ns, &secs, &nsec);
-	msec = nsec / 1000000L;
 	if (fc->utc)
 		gmtime_r(&secs, &tm);
 	else
 		localtime_r(&secs, &tm);
 	strftime(hms, sizeof(hms), "%H:%M:%S", &tm);
-	sbuf__printf(sb, "%s.%03ld ", hms, msec);
+	if (fc->dated) {
+		strftime(date, sizeof(date), "%Y-%m-%dT", &tm);
+		if (fc->utc)
+			strcpy(zone, "Z");
+		else
+			strftime(zone, sizeof(zone), "%z", &tm);
+	}
+	sbuf__printf(sb, "%s%s.%03ld%s ", date, hms, nsec / 1000000L, zone);
 }
 
 static const char *tty_or_dash(const char *kname, __u32 tty_nr, char *buf, size_t len)
@@ -263,7 +279,7 @@ static void text_login(struct sbuf *sb, const struct lineage *entry, __u32 auid,
 	sbuf__putc(sb, ']');
 }
 
-/* "ESCAPE daemonize: ppid 812 -> 1 [login 700 bash pts/0 auid 1000 ses 3]", in red on a terminal. */
+/* "ESCAPE daemonize: ppid 812 -> 1 [login 700 bash pts/0 auid 1000 ses 3]", red on a terminal. */
 void text__escape(struct sbuf *sb, const struct fmt_ctx *fc, const struct escape *e)
 {
 	text_time(sb, fc, e->ts_ns);

@@ -98,6 +98,7 @@ struct tracer {
 	struct command cmd;		/* the command; .pid 0 if none */
 	struct lineage *child_line;	/* with a command: its lineage link (held) */
 	struct rec_writer record;	/* --record, when .f is set */
+	struct host_id host;		/* the traced machine (a replay: the recorded one) */
 	__u64 forks_unseen;		/* PGT_STAT_FORK_UNSEEN already acted on */
 	__u64 no_state;			/* PGT_STAT_NO_STATE already acted on */
 	__u64 zombies_checked_ns;	/* last audit_zombies() */
@@ -583,10 +584,12 @@ static int session_open(struct tracer *s, const struct output_cfg *ocfg)
 		  !strcmp(nl_langinfo(CODESET), "UTF-8");
 	if (decode__init_boot_id())
 		decode__set_boot_id("unknown");
+	host__read(&s->host);
 	s->model = model__new();
 	s->out = output__open(ocfg);
 	if (!s->model || !s->out)
 		return -1;
+	output__set_host(s->out, &s->host);
 	model__set_note_fn(s->model, on_note, s);
 	pipeline__init(&s->pl, s->model, &to_output, s);
 	s->pl.skip_type = skip_type();
@@ -605,7 +608,7 @@ static int start_tracing(struct tracer *s, const struct loader_cfg *lcfg, __u64 
 	int err;
 
 	if (o->record) {
-		err = rec__create(&s->record, o->record, decode__boot_id(),
+		err = rec__create(&s->record, o->record, &s->host,
 				  (__s64)(clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_BOOTTIME)));
 		if (err) {
 			fprintf(stderr, "pgrptrace: cannot create %s: %s\n", o->record,
@@ -799,7 +802,7 @@ int trace__run(const struct opts *o)
 	if (o->replay) {
 		struct replay_cfg rc = {
 			.path = o->replay, .on_record = on_record, .ctx = &s,
-			.pl = &s.pl, .out = s.out, .verbose = o->verbose,
+			.pl = &s.pl, .out = s.out, .host = &s.host, .verbose = o->verbose,
 		};
 
 		ret = replay__run(&rc) ? 1 : 0;

@@ -5,13 +5,17 @@ standard descriptors, recordings (mode, end marker, a full disk), exit
 statuses of --verify with a command, quiet-point requests from deep and
 daemonized descendants, -p with a thread id, --tty as tty(1) prints it, -h,
 --json with --ecs, and a reader that goes away (| head)."""
+import calendar
 import fcntl
 import json
 import os
+import re
 import select
 import shutil
+import socket
 import tempfile
 import termios
+import time
 
 from harness import (PGRPTRACE, Proc, Tap, check_nothing_left, run, run_tracer, wait_until,
                      workload)
@@ -265,6 +269,50 @@ for args, why in [(["--verify", "--uid", "0"], "takes no filter"),
     r = run([PGRPTRACE] + args)
     t.eq(r.returncode, 2, "%s: a usage error" % " ".join(args))
     t.ok(why in r.stderr, "%s: says why" % " ".join(args), r.stderr.strip()[:300])
+
+# Every record names the machine; a replay of its recording names it too;
+# a process's start is given as RFC 3339 as well, and agrees with its fork.
+def host_now():
+    mid = open("/etc/machine-id").read().strip() if os.path.exists("/etc/machine-id") else ""
+    return {"name": socket.gethostname(), "id": mid if re.match(r"^[0-9a-f]{32}$", mid) else None,
+            "boot_id": open("/proc/sys/kernel/random/boot_id").read().strip()}
+
+
+def ns(rfc3339):
+    """Nanoseconds since the epoch of "YYYY-MM-DDTHH:MM:SS.nnnnnnnnnZ"."""
+    whole, frac = rfc3339.rstrip("Z").split(".")
+    return calendar.timegm(time.strptime(whole, "%Y-%m-%dT%H:%M:%S")) * 10**9 + int(frac)
+
+
+rec = os.path.join(tmp, "host.rec")
+r = run_tracer(["--json", "--record", rec, "--", "sh", "-c", "setsid true"])
+hosts = [e.get("host") for e in r.events]
+t.ok(hosts and all(h == host_now() for h in hosts), "host: on every record, this machine's",
+     (hosts[:1], host_now()))
+rp = run([PGRPTRACE, "--json", "--replay", rec])
+hosts = [json.loads(l).get("host") for l in rp.stdout.splitlines()]
+t.ok(hosts and all(h == host_now() for h in hosts), "host: a replay names the recorded machine",
+     hosts[:1])
+forks = r.of("fork")
+late = [(f["time"], f["child"]["start"]) for f in forks
+        if abs(ns(f["time"]) - ns(f["child"]["start"])) > 10**9]
+t.ok(forks and not late, "start: a child's start is its fork's time, within a second", late[:3])
+
+# Text times carry the date where a line is read later: in a file, and with
+# --utc; on a terminal or a pipe, the time of day.
+log = os.path.join(tmp, "dated.txt")
+r = run_tracer(["-o", log, "--", "sh", "-c", "setsid true"])
+lines = open(log).read().splitlines()
+t.ok(len(lines) > 1 and all(re.match(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}[+-]\d{4} ", l)
+                            for l in lines[1:]), "text in a file: dated, with the offset", lines[:2])
+r = run_tracer(["--utc", "--", "sh", "-c", "setsid true"])
+lines = r.out.splitlines()
+t.ok(len(lines) > 1 and all(re.match(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z ", l)
+                            for l in lines[1:]), "text with --utc: dated, in UTC", lines[:2])
+r = run_tracer(["--", "sh", "-c", "setsid true"])
+lines = r.out.splitlines()
+t.ok(len(lines) > 1 and all(re.match(r"^\d\d:\d\d:\d\d\.\d{3} ", l) for l in lines[1:]),
+     "text on a pipe: the time of day", lines[:2])
 
 shutil.rmtree(tmp)
 t.done()

@@ -15,17 +15,20 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <cmocka.h>
+#include <zlib.h>
 #include "recording.h"
 
 static const char boot[] = "0c6b8a2e-4f7d-4e5b-9a51-3d2f1e0a9b8c";
 
 static char path[64];
+static struct host_id host;
 
 static int setup(void **state)
 {
 	int fd;
 
 	(void)state;
+	host__set(&host, "recorded-host", "0123456789abcdef0123456789abcdef", boot);
 	snprintf(path, sizeof(path), "/tmp/pgt-rec-XXXXXX");
 	fd = mkstemp(path);
 	if (fd < 0)
@@ -50,7 +53,7 @@ static void write_three(void)
 
 	memset(a, 0x11, sizeof(a));
 	memset(c, 0x22, sizeof(c));
-	assert_int_equal(rec__create(&w, path, boot, 123456789), 0);
+	assert_int_equal(rec__create(&w, path, &host, 123456789), 0);
 	assert_int_equal(rec__write(&w, a, sizeof(a)), 0);
 	assert_int_equal(rec__write(&w, b, sizeof(b)), 0);
 	assert_int_equal(rec__write(&w, c, sizeof(c)), 0);
@@ -120,6 +123,8 @@ static void test_whole_recording_replays(void **state)
 	assert_int_equal(n, 3);
 	assert_int_equal(rec__open(&r, path), 0);
 	assert_string_equal(r.boot_id, boot);
+	assert_string_equal(r.host_name, "recorded-host");
+	assert_string_equal(r.machine_id, "0123456789abcdef0123456789abcdef");
 	assert_int_equal(r.boot_to_real_ns, 123456789);
 	rec__free(&r);
 }
@@ -130,7 +135,7 @@ static void test_existing_file_is_refused(void **state)
 
 	(void)state;
 	write_three();
-	assert_int_equal(rec__create(&w, path, boot, 0), -EEXIST);
+	assert_int_equal(rec__create(&w, path, &host, 0), -EEXIST);
 }
 
 static void test_every_cut_fails(void **state)
@@ -184,6 +189,42 @@ static void test_data_after_end_fails(void **state)
 	free(buf);
 }
 
+/* A version 1 recording (no host name or machine id) still replays; the host is unknown. */
+static void test_version_1_is_read(void **state)
+{
+	struct {
+		char magic[8];
+		__u32 version, size;
+		char boot_id[40];
+		__s64 boot_to_real_ns;
+		__u32 crc, pad;
+	} h = { .version = 1, .size = 72, .boot_to_real_ns = 42 };
+	__u64 count = 0;
+	__u32 end[2] = { 0xffffffffU, (__u32)crc32(crc32(0L, Z_NULL, 0), (void *)&count,
+						   sizeof(count)) };
+	struct rec_reader r;
+	FILE *f;
+
+	(void)state;
+	_Static_assert(sizeof(h) == 72, "version 1 header");
+	memcpy(h.magic, "PGTREC\0\n", 8);
+	strcpy(h.boot_id, boot);
+	h.crc = (__u32)crc32(crc32(0L, Z_NULL, 0), (void *)&h, sizeof(h));
+	f = fopen(path, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(&h, sizeof(h), 1, f), 1);
+	assert_int_equal(fwrite(end, sizeof(end), 1, f), 1);
+	assert_int_equal(fwrite(&count, sizeof(count), 1, f), 1);
+	fclose(f);
+	assert_int_equal(replay(NULL), 0);
+	assert_int_equal(rec__open(&r, path), 0);
+	assert_string_equal(r.boot_id, boot);
+	assert_string_equal(r.host_name, "");
+	assert_string_equal(r.machine_id, "");
+	assert_int_equal(r.boot_to_real_ns, 42);
+	rec__free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -192,6 +233,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_every_cut_fails, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_every_bit_flip_fails, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_data_after_end_fails, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_version_1_is_read, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
