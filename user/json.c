@@ -127,16 +127,19 @@ static void json_head(struct jsonw *w, struct sbuf *sb, const struct fmt_ctx *fc
 		jsonw_null_field(w, "kseq");
 	jsonw_plain_field(w, "time", when);
 	jsonw_plain_field(w, "event", event);
-	/* On every record: merged logs of many machines stay unambiguous. */
+}
+
+/*
+ * The machine, last, on every record: merged logs of many machines stay
+ * unambiguous, and a record's first fields read as they always have.
+ */
+static void json_end(struct jsonw *w, const struct fmt_ctx *fc)
+{
 	jsonw_name(w, "host");
 	if (fc->host && fc->host->json_len)
 		jsonw_raw(w, fc->host->json, fc->host->json_len);
 	else
 		jsonw_null(w);
-}
-
-static void json_end(struct jsonw *w)
-{
 	jsonw_end_object(w);
 	sbuf__putc(w->sb, '\n');
 }
@@ -293,7 +296,7 @@ void json__event(struct sbuf *sb, const struct fmt_ctx *fc, const struct pgt_eve
 			json_error(&w, ev->subreaper->ret);
 		break;
 	}
-	json_end(&w);
+	json_end(&w, fc);
 }
 
 void json__lost(struct sbuf *sb, const struct fmt_ctx *fc, const struct lost_info *li)
@@ -316,7 +319,7 @@ void json__lost(struct sbuf *sb, const struct fmt_ctx *fc, const struct lost_inf
 	jsonw_end_object(&w);
 	jsonw_plain_field(&w, "from", from);
 	jsonw_end_object(&w);
-	json_end(&w);
+	json_end(&w, fc);
 }
 
 void json__signal(struct sbuf *sb, const struct fmt_ctx *fc, const struct sig_cause *c)
@@ -352,7 +355,7 @@ void json__signal(struct sbuf *sb, const struct fmt_ctx *fc, const struct sig_ca
 		jsonw_end_object(&w);
 	}
 	jsonw_end_array(&w);
-	json_end(&w);
+	json_end(&w, fc);
 }
 
 static void json_where(struct jsonw *w, const char *key, const struct escape_where *e)
@@ -421,7 +424,7 @@ void json__escape(struct sbuf *sb, const struct fmt_ctx *fc, const struct escape
 	if (e->detail[0])
 		jsonw_untrusted(&w, "cgroup", e->detail, sizeof(e->detail));
 	json_origin(&w, e->lineage, e->entry, &e->proc);
-	json_end(&w);
+	json_end(&w, fc);
 }
 
 void json__survivor(struct sbuf *sb, const struct fmt_ctx *fc, const struct mproc *p,
@@ -437,7 +440,7 @@ void json__survivor(struct sbuf *sb, const struct fmt_ctx *fc, const struct mpro
 	jsonw_uint_field(&w, "pgid", p->born_pgid);
 	jsonw_end_object(&w);
 	json_origin(&w, p->lineage, p->entry, &p->ctx);
-	json_end(&w);
+	json_end(&w, fc);
 }
 
 static const char *correction_name(enum model_note_kind kind)
@@ -459,7 +462,7 @@ void json__correction(struct sbuf *sb, const struct fmt_ctx *fc, const struct mo
 	jsonw_uint_field(&w, "pid", n->pid);
 	jsonw_plain_field(&w, "correction", correction_name(n->kind));
 	jsonw_bool_field(&w, "uncertain", true);
-	json_end(&w);
+	json_end(&w, fc);
 }
 
 const struct formatter json_formatter = {

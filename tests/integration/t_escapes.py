@@ -202,7 +202,8 @@ docs = [d for d in r.events if d.get("event", {}).get("action") == "escape"]
 t.eq(r.bad_lines, [], "ecs: every line is one JSON document")
 if t.ok(docs, "ecs: escapes come out as ECS documents"):
     d = docs[-1]
-    t.eq(sorted(d), ["@timestamp", "ecs", "event", "pgrptrace", "process"], "ecs: top-level fields")
+    t.eq(sorted(d), ["@timestamp", "ecs", "event", "host", "pgrptrace", "process"],
+         "ecs: top-level fields")
     t.eq((d["event"]["kind"], d["event"]["category"]), ("alert", ["process"]),
          "ecs: an escape is an alert in the process category")
     p, n = d["process"], d["pgrptrace"]["process"]
