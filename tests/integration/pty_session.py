@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 """An interactive bash with job control on a real pty, driven like a person
 at a terminal: a background job, fg, ^Z, bg, fg, ^C, a two-process pipeline
-and ^C, then the terminal goes away (the master is closed).
+and ^C, a background job, then the terminal goes away (the master is closed)
+while a job runs in the foreground.
 
 Run as the command of `pgrptrace --verify`: at quiet points it asks its parent
 (the tracer) to check the model against /proc. It writes what it did (pids
@@ -175,7 +176,19 @@ quiet_point()
 os.write(fd, b"\x03")              # ^C to both
 read_until(fd, b"PGT$ ")
 cmd(b"sleep 62 &\n")
-fact(what="survivor", pids=job_pids("sleep"))
+bg = job_pids("sleep")
+fact(what="survivor", pids=bg)
+# The terminal goes away while a job holds it, as a window is closed on a
+# running command. At a prompt bash would race the kernel: pty_close() wakes
+# the reader of the slave (TTY_OTHER_CLOSED) before tty_vhangup() sends the
+# SIGHUP, and a bash that reads EIO first exits as at EOF, without hanging up
+# its jobs (seen on 5.10 and 6.1 under single-threaded TCG). Waiting for its
+# foreground job, bash learns of the hangup only from the SIGHUP.
+os.write(fd, b"sleep 63\n")
+fg = sorted(set(job_pids("sleep", len(bg) + 1)) - set(bg))
+for pid in fg:
+    wait_foreground(pid)
+fact(what="hangup_fg", pids=fg)
 show_tree("before the hangup")
 quiet_point()
 os.close(fd)                       # the terminal goes away: hangup
