@@ -48,28 +48,162 @@ static __always_inline int handle_fork(struct task_struct *parent, struct task_s
 	return 0;
 }
 
+/*
+ * What an exec ran, built in a per-CPU map value and copied out at the
+ * length it uses (pgt_output()). The slack lets a name be read at any offset
+ * below the end of data[] with a constant bound, which is what the verifier
+ * of 5.10 can check. Exec runs in process context only: nothing else on the
+ * CPU uses this value while it is filled.
+ */
+#define NAME_READ	256	/* NAME_MAX + 1: one dentry name */
+#define PATH_DEPTH	40	/* dentry and mount steps of one path walk */
+
+struct exec_scratch {
+	struct pgt_exec e;
+	char slack[NAME_READ];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct exec_scratch);
+} exec_scratch SEC(".maps");
+
+/*
+ * The argument vector, from the new image's stack where exec has just
+ * copied it: the bytes of /proc/PID/cmdline, cut at PGT_ARGS_MAX.
+ */
+static __always_inline void exec_args(struct pgt_exec *e, struct mm_struct *mm)
+{
+	unsigned long start = BPF_CORE_READ(mm, arg_start);
+	unsigned long len = BPF_CORE_READ(mm, arg_end) - start;
+
+	if (!mm || !start)
+		return;
+	if (len > PGT_ARGS_MAX) {
+		len = PGT_ARGS_MAX;
+		e->flags |= PGT_EXEC_ARGS_CUT;
+	}
+	barrier_var(len);
+	if (len > PGT_ARGS_MAX)
+		return;
+	if (bpf_probe_read_user(e->data, len, (void *)start))
+		return;
+	e->args_len = len;
+	e->flags |= PGT_EXEC_HAS_ARGS;
+}
+
+/*
+ * prepend_path() of fs/d_path.c, bounded, for kernels and hooks where
+ * bpf_d_path() is not allowed (every hook here: it is for fentry and LSM
+ * programs on an allowlist of functions): the names from @dentry up to the
+ * task's root, crossing mounts, leaf first, each NUL-terminated, into data[]
+ * from *pos up to @end. Returns false when the walk stopped short (too deep
+ * or too long): what was written is the leaf part of the path.
+ */
+static __always_inline bool walk_path(struct pgt_exec *e, struct dentry *dentry,
+				      struct vfsmount *vfsmnt, const struct path *root,
+				      __u32 *pos, __u32 end)
+{
+	size_t off = bpf_core_field_offset(struct mount, mnt);
+	struct mount *mnt = (void *)vfsmnt - off;
+	struct dentry *parent, *mnt_root;
+	struct mount *mnt_parent;
+	const unsigned char *name;
+	__u32 p = *pos;
+	long n;
+
+	for (int i = 0; i < PATH_DEPTH; i++) {
+		if (dentry == BPF_CORE_READ(root, dentry) && vfsmnt == BPF_CORE_READ(root, mnt))
+			goto done;
+		mnt_root = BPF_CORE_READ(vfsmnt, mnt_root);
+		if (dentry == mnt_root) {
+			mnt_parent = BPF_CORE_READ(mnt, mnt_parent);
+			if (mnt_parent == mnt)		/* the namespace's root */
+				goto done;
+			dentry = BPF_CORE_READ(mnt, mnt_mountpoint);
+			mnt = mnt_parent;
+			vfsmnt = (void *)mnt + off;
+			continue;
+		}
+		parent = BPF_CORE_READ(dentry, d_parent);
+		if (parent == dentry)			/* a root outside any mount */
+			goto done;
+		if (p >= end || end - p < 2)
+			break;
+		name = BPF_CORE_READ(dentry, d_name.name);
+		barrier_var(p);
+		if (p >= PGT_EXEC_DATA_MAX)
+			break;
+		n = bpf_probe_read_kernel_str(e->data + p, NAME_READ, name);
+		if (n <= 0 || p + n > end)
+			break;
+		p += n;
+		dentry = parent;
+	}
+	*pos = p;
+	return false;
+done:
+	*pos = p;
+	return true;
+}
+
 static __always_inline int handle_exec(struct task_struct *p, pid_t old_pid,
 				       const char *filename)
 {
+	struct mm_struct *mm = BPF_CORE_READ(p, mm);
+	struct fs_struct *fs = BPF_CORE_READ(p, fs);
+	struct file *exe = BPF_CORE_READ(mm, exe_file);
+	struct exec_scratch *s;
 	struct pgt_exec *e;
+	struct path root;
+	__u32 zero = 0, pos, end, size;
 	char next = 0;
 
 	if (test_fault_exec)
 		return *(volatile int *)(long)old_pid;	/* rejected: scalar as pointer */
 	if (!tgid_wanted(BPF_CORE_READ(p, tgid)))
 		return 0;
-	e = pgt_reserve(PGT_EXEC, sizeof(*e));
-	if (!e)
+	s = bpf_map_lookup_elem(&exec_scratch, &zero);
+	if (!s)
 		return 0;
+	e = &s->e;
+	__builtin_memset(e, 0, PGT_EXEC_SIZE(0));	/* no stale bytes from the last exec */
 	fill_proc(&e->proc, p);
 	e->old_tid = old_pid;
-	e->flags = 0;
 	/* The buffer filled: a byte after it means the name was cut. */
 	if (bpf_probe_read_kernel_str(e->filename, sizeof(e->filename), filename) ==
 		    sizeof(e->filename) &&
 	    !bpf_probe_read_kernel(&next, 1, filename + sizeof(e->filename) - 1) && next)
 		e->flags |= PGT_EXEC_FILENAME_CUT;
-	pgt_submit(e);
+	exec_args(e, mm);
+	pos = e->args_len;
+	if (bpf_core_read(&root, sizeof(root), &fs->root))
+		goto out;
+	/* The working directory, then the executable (/proc/PID/exe: after a
+	 * #! line, the interpreter), each with its own share of data[]. */
+	end = pos + PGT_EXEC_PATH_MAX;
+	if (fs) {
+		e->flags |= walk_path(e, BPF_CORE_READ(fs, pwd.dentry), BPF_CORE_READ(fs, pwd.mnt),
+				      &root, &pos, end) ? PGT_EXEC_HAS_CWD
+							: PGT_EXEC_HAS_CWD | PGT_EXEC_CWD_CUT;
+		e->cwd_len = pos - e->args_len;
+	}
+	end = pos + PGT_EXEC_PATH_MAX;
+	if (exe) {
+		e->flags |= walk_path(e, BPF_CORE_READ(exe, f_path.dentry),
+				      BPF_CORE_READ(exe, f_path.mnt), &root, &pos, end)
+				    ? PGT_EXEC_HAS_EXE
+				    : PGT_EXEC_HAS_EXE | PGT_EXEC_EXE_CUT;
+		e->exe_len = pos - e->args_len - e->cwd_len;
+	}
+out:
+	size = PGT_EXEC_SIZE(e->args_len + e->cwd_len + e->exe_len);
+	barrier_var(size);
+	if (size > sizeof(*e))
+		return 0;
+	pgt_output(&e->hdr, PGT_EXEC, size);
 	return 0;
 }
 

@@ -132,15 +132,42 @@ struct pgt_fork {
 _Static_assert(sizeof(struct pgt_fork) == 24 + 96 * 2 + 8, "pgt_fork size");
 
 #define PGT_EXEC_FILENAME_CUT	0x1	/* filename longer than PGT_PATH_LEN - 1: cut */
+#define PGT_EXEC_HAS_ARGS	0x2	/* args read (not in recordings before args) */
+#define PGT_EXEC_ARGS_CUT	0x4	/* the argument vector is longer than PGT_ARGS_MAX */
+#define PGT_EXEC_HAS_CWD	0x8
+#define PGT_EXEC_CWD_CUT	0x10	/* deeper or longer than the walk goes: leaf part only */
+#define PGT_EXEC_HAS_EXE	0x20
+#define PGT_EXEC_EXE_CUT	0x40
 
+#define PGT_ARGS_MAX		4096	/* bytes of the argument vector kept */
+#define PGT_EXEC_PATH_MAX	1024	/* bytes of each of cwd and executable */
+#define PGT_EXEC_DATA_MAX	(PGT_ARGS_MAX + 2 * PGT_EXEC_PATH_MAX)
+
+/*
+ * An exec record carries only the part of data[] that it uses: args_len
+ * bytes of the argument vector (NUL-separated, as /proc/PID/cmdline), then
+ * cwd_len bytes of the working directory and exe_len bytes of the
+ * executable's path, each as its names from the leaf up, every name
+ * NUL-terminated (the BPF side walks dentries upwards; user space joins them
+ * in reverse). Recordings made before these fields have records of
+ * PGT_EXEC_V1_SIZE bytes, ending at filename.
+ */
 struct pgt_exec {
 	struct pgt_hdr hdr;
 	struct pgt_proc proc;	/* after exec */
 	__u32 old_tid;		/* tid that called exec (differs: non-leader) */
 	__u32 flags;		/* PGT_EXEC_* */
 	char filename[PGT_PATH_LEN];	/* bprm->filename */
+	__u16 args_len;
+	__u16 cwd_len;
+	__u16 exe_len;
+	__u16 __pad;
+	char data[PGT_EXEC_DATA_MAX];
 };
-_Static_assert(sizeof(struct pgt_exec) == 24 + 96 + 8 + 256, "pgt_exec size");
+_Static_assert(sizeof(struct pgt_exec) == 24 + 96 + 8 + 256 + 8 + 4096 + 2048, "pgt_exec size");
+
+#define PGT_EXEC_V1_SIZE	(24 + 96 + 8 + 256)
+#define PGT_EXEC_SIZE(len)	(__builtin_offsetof(struct pgt_exec, data) + (len))
 
 struct pgt_exit {
 	struct pgt_hdr hdr;

@@ -115,6 +115,7 @@ size_t decode__record_size(unsigned int type)
  * pipeline sees a whole one, zero-filled, valid until the next record.
  */
 static struct pgt_signal signal_whole;
+static struct pgt_exec exec_whole;
 
 static int widen_signal(const struct pgt_hdr *h, struct pgt_event *ev)
 {
@@ -136,6 +137,92 @@ static int widen_signal(const struct pgt_hdr *h, struct pgt_event *ev)
 	return 0;
 }
 
+/*
+ * An exec record carries the part of data[] it uses. One from a recording
+ * made before args, cwd and executable ended at filename: the pipeline sees
+ * it widened, with none of them.
+ */
+static int check_exec(const struct pgt_hdr *h, struct pgt_event *ev)
+{
+	const struct pgt_exec *r = (const void *)h;
+
+	if (h->size == PGT_EXEC_V1_SIZE) {
+		memcpy(&exec_whole, h, PGT_EXEC_V1_SIZE);
+		memset((char *)&exec_whole + PGT_EXEC_V1_SIZE, 0,
+		       PGT_EXEC_SIZE(0) - PGT_EXEC_V1_SIZE);
+		exec_whole.flags &= PGT_EXEC_FILENAME_CUT;
+		ev->hdr = &exec_whole.hdr;
+		ev->raw = &exec_whole;
+		return 0;
+	}
+	if (h->size < PGT_EXEC_SIZE(0) || h->size > sizeof(*r))
+		return -EINVAL;
+	if ((size_t)r->args_len + r->cwd_len + r->exe_len > h->size - PGT_EXEC_SIZE(0))
+		return -EINVAL;
+	return 0;
+}
+
+size_t decode__split_args(const char *p, size_t len, struct span *out, size_t max, bool *more)
+{
+	const char *end = p + len, *nul;
+	size_t n = 0;
+
+	*more = false;
+	while (p < end) {
+		if (n == max) {
+			*more = true;
+			break;
+		}
+		nul = memchr(p, '\0', end - p);
+		out[n].s = p;
+		out[n].len = (nul ?: end) - p;
+		p += out[n++].len + 1;
+	}
+	return n;
+}
+
+size_t decode__exec_args(const struct pgt_exec *e, struct span *out, size_t max, bool *cut)
+{
+	size_t n = decode__split_args(e->data, e->args_len, out, max, cut);
+
+	*cut |= !!(e->flags & PGT_EXEC_ARGS_CUT);
+	return n;
+}
+
+int decode__exec_path(const struct pgt_exec *e, bool exe, char *buf, size_t size, bool *cut)
+{
+	const char *names = e->data + e->args_len + (exe ? e->cwd_len : 0);
+	size_t len = exe ? e->exe_len : e->cwd_len;
+	const char *p, *name;
+	size_t out = 0, n;
+
+	if (!(e->flags & (exe ? PGT_EXEC_HAS_EXE : PGT_EXEC_HAS_CWD)) || size < 2)
+		return -1;
+	*cut = e->flags & (exe ? PGT_EXEC_EXE_CUT : PGT_EXEC_CWD_CUT);
+	/* Names leaf first, each NUL-terminated: write them root first. */
+	p = names + len;
+	while (p > names) {
+		name = p - 1;		/* at the NUL that ends the name before p */
+		while (name > names && name[-1])
+			name--;
+		n = p - 1 - name;
+		if (out || !*cut) {
+			if (out + 1 >= size)
+				break;
+			buf[out++] = '/';
+		}
+		if (n > size - 1 - out)
+			n = size - 1 - out;
+		memcpy(buf + out, name, n);
+		out += n;
+		p = name;
+	}
+	if (!out && !*cut)
+		buf[out++] = '/';
+	buf[out] = '\0';
+	return out;
+}
+
 int decode__record(const void *data, size_t size, struct pgt_event *ev)
 {
 	const struct pgt_hdr *h = data;
@@ -149,6 +236,8 @@ int decode__record(const void *data, size_t size, struct pgt_event *ev)
 	ev->notes = 0;
 	if (h->type == PGT_SIGNAL)
 		return widen_signal(h, ev);
+	if (h->type == PGT_EXEC)
+		return check_exec(h, ev);
 	return h->size == record_size[h->type] ? 0 : -EINVAL;
 }
 

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <linux/types.h>
 #include "pgrptrace.h"
+#include "sbuf.h"
 
 #define EV_JOB_CONTROL	(1U << 0)	/* a shell's job control: not an escape */
 
@@ -31,6 +32,28 @@ struct pgt_event {
 		const struct pgt_cgroup *cgroup;
 	};
 };
+
+/* Arguments of an exec that the outputs write, at most. */
+#define PGT_ARGS_SHOWN	128
+
+/*
+ * The NUL-separated arguments in @len bytes at @p: up to @max into @out,
+ * how many were put; *more when there were more.
+ */
+size_t decode__split_args(const char *p, size_t len, struct span *out, size_t max, bool *more);
+
+/*
+ * An exec's argument vector: up to @max arguments into @out, how many were
+ * put. *cut when the vector was longer than the record or than @max.
+ */
+size_t decode__exec_args(const struct pgt_exec *e, struct span *out, size_t max, bool *cut);
+
+/*
+ * An exec's working directory (@exe false) or executable, joined into @buf:
+ * "/usr/bin/sleep". When the walk was cut (*cut), the leaf part, with no
+ * leading '/': "lib/x/y". Returns its length, or -1 when the record has none.
+ */
+int decode__exec_path(const struct pgt_exec *e, bool exe, char *buf, size_t size, bool *cut);
 
 /* What wait(2) would say about a raw exit status. */
 struct exit_info {

@@ -21,6 +21,7 @@ struct ecs_subject {
 	const struct pgt_proc *proc;	/* NULL: the record has no process */
 	const struct lineage *entry;	/* the login, where the record names it */
 	const struct pgt_exec *exec;	/* an exec: the executable */
+	const struct image *image;	/* else what the process runs, where known */
 	const struct pgt_exit *exit;	/* an exit: its code */
 };
 
@@ -105,6 +106,83 @@ static void ecs_tty(struct jsonw *w, const struct pgt_proc *p)
 }
 
 /* process.* of ECS, from the subject process. */
+/*
+ * process.executable (the file, where the record has it, else the name
+ * exec was given), process.args and the other fields ECS has for what ran.
+ * command_line joins the arguments with blanks, as ECS's examples do.
+ */
+/* process.args, .args_count and .command_line (the arguments joined with blanks). */
+static void ecs_args(struct jsonw *w, const struct span *args, size_t n)
+{
+	char line[PGT_ARGS_MAX + PGT_ARGS_SHOWN];	/* the arguments and the blanks between */
+	size_t i, len;
+
+	jsonw_name(w, "args");
+	jsonw_start_array(w);
+	for (i = 0; i < n; i++) {
+		jsonw__sep(w);
+		sbuf__put_json_str(w->sb, args[i].s, args[i].len);
+	}
+	jsonw_end_array(w);
+	jsonw_uint_field(w, "args_count", n);
+	for (i = 0, len = 0; i < n; i++) {
+		if (i)
+			line[len++] = ' ';
+		memcpy(line + len, args[i].s, args[i].len);
+		len += args[i].len;
+	}
+	jsonw_name(w, "command_line");
+	jsonw__sep(w);
+	sbuf__put_json_str(w->sb, line, len);
+}
+
+static void ecs_string(struct jsonw *w, const char *name, const char *s, size_t max)
+{
+	jsonw_name(w, name);
+	jsonw__sep(w);
+	sbuf__put_json_str(w->sb, s, max);
+}
+
+/*
+ * An exec: process.executable (the file, where the record has it whole,
+ * else the name exec was given), .working_directory and the arguments.
+ */
+static void ecs_exec(struct jsonw *w, const struct pgt_exec *e)
+{
+	char path[PGT_EXEC_PATH_MAX + 2];
+	struct span args[PGT_ARGS_SHOWN];
+	size_t n;
+	bool cut;
+
+	if (decode__exec_path(e, true, path, sizeof(path), &cut) >= 0 && !cut)
+		ecs_string(w, "executable", path, sizeof(path));
+	else
+		ecs_string(w, "executable", e->filename, sizeof(e->filename));
+	if (decode__exec_path(e, false, path, sizeof(path), &cut) >= 0 && !cut)
+		ecs_string(w, "working_directory", path, sizeof(path));
+	if (!(e->flags & PGT_EXEC_HAS_ARGS))
+		return;
+	n = decode__exec_args(e, args, PGT_ARGS_SHOWN, &cut);
+	ecs_args(w, args, n);
+}
+
+/* Any other record: what the model last saw the process run, where known. */
+static void ecs_image(struct jsonw *w, const struct image *im)
+{
+	struct span args[PGT_ARGS_SHOWN];
+	size_t n;
+	bool more;
+
+	if (!im)
+		return;
+	if (im->exe)
+		ecs_string(w, "executable", im->exe, strlen(im->exe) + 1);
+	if (im->args) {
+		n = decode__split_args(im->args, im->args_len, args, PGT_ARGS_SHOWN, &more);
+		ecs_args(w, args, n);
+	}
+}
+
 static void ecs_process(struct jsonw *w, const struct fmt_ctx *fc, const struct ecs_subject *s)
 {
 	const struct pgt_proc *p = s->proc;
@@ -149,13 +227,15 @@ static void ecs_process(struct jsonw *w, const struct fmt_ctx *fc, const struct 
 		jsonw_name(w, "name");
 		jsonw__sep(w);
 		sbuf__put_json_str(w->sb, s->entry->comm, sizeof(s->entry->comm));
+		if (s->entry->image && s->entry->image->exe)
+			ecs_string(w, "executable", s->entry->image->exe,
+				   strlen(s->entry->image->exe) + 1);
 		jsonw_end_object(w);
 	}
-	if (s->exec) {
-		jsonw_name(w, "executable");
-		jsonw__sep(w);
-		sbuf__put_json_str(w->sb, s->exec->filename, sizeof(s->exec->filename));
-	}
+	if (s->exec)
+		ecs_exec(w, s->exec);
+	else
+		ecs_image(w, s->image);
 	if (s->exit) {
 		decode__exit_status(s->exit->status, &xi);
 		if (xi.exited)
@@ -227,7 +307,7 @@ static void ecs_signal(struct sbuf *sb, const struct fmt_ctx *fc, const struct s
 static void ecs_escape(struct sbuf *sb, const struct fmt_ctx *fc, const struct escape *e)
 {
 	struct ecs_subject s = { .action = "escape", .ts_ns = e->ts_ns, .proc = &e->proc,
-				 .entry = e->entry };
+				 .entry = e->entry, .image = e->image };
 	struct jsonw w;
 
 	ecs_open(&w, sb, fc, &s);
@@ -239,7 +319,8 @@ static void ecs_survivor(struct sbuf *sb, const struct fmt_ctx *fc, const struct
 			 __u64 now_ns)
 {
 	struct ecs_subject s = { .action = "survivor", .ts_ns = now_ns, .proc = &p->ctx,
-				 .entry = p->entry };
+				 .entry = p->entry,
+				 .image = p->lineage ? p->lineage->image : NULL };
 	struct jsonw w;
 
 	ecs_open(&w, sb, fc, &s);

@@ -114,13 +114,16 @@ static void bind(struct escape *e, const struct mproc *p)
 {
 	e->lineage = p ? lineage__get(p->lineage) : NULL;
 	e->entry = p ? lineage__get(p->entry) : NULL;
+	e->image = p && p->lineage ? image__get(p->lineage->image) : NULL;
 }
 
 static void unbind(struct escape *e)
 {
 	lineage__put(e->lineage);
 	lineage__put(e->entry);
+	image__put(e->image);
 	e->lineage = e->entry = NULL;
+	e->image = NULL;
 }
 
 static void emit(struct escapes *es, struct escape *e)

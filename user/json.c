@@ -56,14 +56,11 @@ static void json_entity_id(struct jsonw *w, __u32 pid, __u64 start_ns)
 }
 
 /* The hottest formatting there is. */
-static void json_proc(struct jsonw *w, const struct fmt_ctx *fc, const char *key,
-		      const struct pgt_proc *p)
+static void json_proc_fields(struct jsonw *w, const struct fmt_ctx *fc, const struct pgt_proc *p)
 {
 	char start[64];
 
 	fmt__rfc3339(fc, p->start_ns, start, sizeof(start));
-	jsonw_name(w, key);
-	jsonw_start_object(w);
 	jsonw_uint_field(w, "pid", p->pid);
 	jsonw_uint_field(w, "tid", p->tid);
 	jsonw_uint_field(w, "ppid", p->ppid);
@@ -82,6 +79,45 @@ static void json_proc(struct jsonw *w, const struct fmt_ctx *fc, const char *key
 	jsonw_bool_field(w, "session_leader", p->flags & PGT_F_SESSION_LEADER);
 	jsonw_bool_field(w, "group_leader", p->flags & PGT_F_GROUP_LEADER);
 	jsonw_bool_field(w, "subreaper", p->flags & PGT_F_IS_SUBREAPER);
+}
+
+static void json_proc(struct jsonw *w, const struct fmt_ctx *fc, const char *key,
+		      const struct pgt_proc *p)
+{
+	jsonw_name(w, key);
+	jsonw_start_object(w);
+	json_proc_fields(w, fc, p);
+	jsonw_end_object(w);
+}
+
+/* "executable", or null where unknown. */
+static void json_image_exe(struct jsonw *w, const struct image *im)
+{
+	if (im && im->exe)
+		jsonw_untrusted(w, "executable", im->exe, strlen(im->exe) + 1);
+	else
+		jsonw_null_field(w, "executable");
+}
+
+/* A process object with what it runs as last seen: its executable and arguments. */
+static void json_proc_image(struct jsonw *w, const struct fmt_ctx *fc, const char *key,
+			    const struct pgt_proc *p, const struct image *im)
+{
+	struct span args[PGT_ARGS_SHOWN];
+	bool more = false;
+	size_t n;
+
+	jsonw_name(w, key);
+	jsonw_start_object(w);
+	json_proc_fields(w, fc, p);
+	json_image_exe(w, im);
+	if (im && im->args) {
+		n = decode__split_args(im->args, im->args_len, args, PGT_ARGS_SHOWN, &more);
+		jsonw_untrusted_array(w, "args", args, n);
+	} else {
+		jsonw_null_field(w, "args");
+	}
+	jsonw_bool_field(w, "args_truncated", (im && im->args_cut) || more);
 	jsonw_end_object(w);
 }
 
@@ -142,6 +178,42 @@ static void json_end(struct jsonw *w, const struct fmt_ctx *fc)
 		jsonw_null(w);
 	jsonw_end_object(w);
 	sbuf__putc(w->sb, '\n');
+}
+
+/* An exec's path, or null; its "_truncated" flag. */
+static void json_exec_path(struct jsonw *w, const struct pgt_exec *e, bool exe)
+{
+	const char *name = exe ? "executable" : "cwd";
+	char path[PGT_EXEC_PATH_MAX + 2];
+	bool cut = false;
+
+	if (decode__exec_path(e, exe, path, sizeof(path), &cut) < 0)
+		jsonw_null_field(w, name);
+	else
+		jsonw_untrusted(w, name, path, sizeof(path));
+	jsonw_bool_field(w, exe ? "executable_truncated" : "cwd_truncated", cut);
+}
+
+/* What an exec ran: the name it was asked for, the arguments, where. */
+static void json_exec(struct jsonw *w, const struct pgt_exec *e)
+{
+	struct span args[PGT_ARGS_SHOWN];
+	bool cut = false;
+	size_t n;
+
+	jsonw_untrusted(w, "filename", e->filename, sizeof(e->filename));
+	jsonw_bool_field(w, "filename_truncated", e->flags & PGT_EXEC_FILENAME_CUT);
+	if (e->flags & PGT_EXEC_HAS_ARGS) {
+		n = decode__exec_args(e, args, PGT_ARGS_SHOWN, &cut);
+		jsonw_untrusted_array(w, "args", args, n);
+	} else {
+		jsonw_null_field(w, "args");
+	}
+	jsonw_bool_field(w, "args_truncated", cut);
+	json_exec_path(w, e, true);
+	json_exec_path(w, e, false);
+	if (e->old_tid != e->proc.pid)
+		jsonw_uint_field(w, "old_tid", e->old_tid);
 }
 
 static void json_exit(struct jsonw *w, const struct pgt_exit *e)
@@ -231,10 +303,7 @@ void json__event(struct sbuf *sb, const struct fmt_ctx *fc, const struct pgt_eve
 		break;
 	case PGT_EXEC:
 		json_proc(&w, fc, "process", &ev->exec->proc);
-		jsonw_untrusted(&w, "filename", ev->exec->filename, sizeof(ev->exec->filename));
-		jsonw_bool_field(&w, "filename_truncated", ev->exec->flags & PGT_EXEC_FILENAME_CUT);
-		if (ev->exec->old_tid != ev->exec->proc.pid)
-			jsonw_uint_field(&w, "old_tid", ev->exec->old_tid);
+		json_exec(&w, ev->exec);
 		break;
 	case PGT_EXIT:
 		json_proc(&w, fc, "process", &ev->exit->proc);
@@ -378,6 +447,7 @@ static void json_link(struct jsonw *w, const struct lineage *l, bool tty)
 	jsonw_uint_field(w, "pid", l->pid);
 	json_entity_id(w, l->pid, l->start_ns);
 	jsonw_untrusted(w, "comm", l->comm, sizeof(l->comm));
+	json_image_exe(w, l->image);
 	if (tty)
 		json_tty_name(w, "tty", l->tty, l->tty_nr);
 	jsonw_end_object(w);
@@ -418,7 +488,7 @@ void json__escape(struct sbuf *sb, const struct fmt_ctx *fc, const struct escape
 
 	json_head(&w, sb, fc, &e->seq, e->ts_ns, "escape");
 	jsonw_plain_field(&w, "kind", escape__kind_name(e->kind));
-	json_proc(&w, fc, "process", &e->proc);
+	json_proc_image(&w, fc, "process", &e->proc, e->image);
 	json_where(&w, "from", &e->from);
 	json_where(&w, "to", &e->to);
 	if (e->detail[0])
@@ -433,7 +503,7 @@ void json__survivor(struct sbuf *sb, const struct fmt_ctx *fc, const struct mpro
 	struct jsonw w;
 
 	json_head(&w, sb, fc, NULL, now_ns, "survivor");
-	json_proc(&w, fc, "process", &p->ctx);
+	json_proc_image(&w, fc, "process", &p->ctx, p->lineage ? p->lineage->image : NULL);
 	jsonw_name(&w, "born");
 	jsonw_start_object(&w);
 	jsonw_uint_field(&w, "sid", p->born_sid);

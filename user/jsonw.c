@@ -45,22 +45,51 @@ void jsonw_end_array(struct jsonw *w)
 	close_level(w, ']');
 }
 
-void jsonw_untrusted(struct jsonw *w, const char *name, const char *s, size_t max)
+/* "name_hex", the member that carries the raw bytes of an untrusted string. */
+static void hex_name(struct jsonw *w, const char *name)
 {
 	char hex[64];
 	size_t n = strlen(name);
 
-	jsonw_name(w, name);
-	jsonw__sep(w);
-	if (!sbuf__put_json_str(w->sb, s, max))
-		return;
 	if (n + sizeof("_hex") > sizeof(hex))
 		n = sizeof(hex) - sizeof("_hex");
 	memcpy(hex, name, n);
 	memcpy(hex + n, "_hex", sizeof("_hex"));
 	jsonw_name(w, hex);
+}
+
+void jsonw_untrusted(struct jsonw *w, const char *name, const char *s, size_t max)
+{
+	jsonw_name(w, name);
+	jsonw__sep(w);
+	if (!sbuf__put_json_str(w->sb, s, max))
+		return;
+	hex_name(w, name);
 	jsonw__sep(w);
 	sbuf__put_json_hex(w->sb, s, max);
+}
+
+void jsonw_untrusted_array(struct jsonw *w, const char *name, const struct span *v, size_t n)
+{
+	bool replaced = false;
+	size_t i;
+
+	jsonw_name(w, name);
+	jsonw_start_array(w);
+	for (i = 0; i < n; i++) {
+		jsonw__sep(w);
+		replaced |= sbuf__put_json_str(w->sb, v[i].s, v[i].len);
+	}
+	jsonw_end_array(w);
+	if (!replaced)
+		return;
+	hex_name(w, name);
+	jsonw_start_array(w);
+	for (i = 0; i < n; i++) {
+		jsonw__sep(w);
+		sbuf__put_json_hex(w->sb, v[i].s, v[i].len);
+	}
+	jsonw_end_array(w);
 }
 
 void jsonw_raw(struct jsonw *w, const char *json, size_t len)

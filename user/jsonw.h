@@ -134,6 +134,8 @@ static inline void jsonw_string(struct jsonw *w, const char *s)
  */
 void jsonw_untrusted(struct jsonw *w, const char *name, const char *s, size_t max);
 /* Bytes that are already one JSON value (a record written by this writer). */
+/* As jsonw_untrusted(), for an array of runs: "name_hex" is an array too. */
+void jsonw_untrusted_array(struct jsonw *w, const char *name, const struct span *v, size_t n);
 void jsonw_raw(struct jsonw *w, const char *json, size_t len);
 
 /* name and value in one call. */

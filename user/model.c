@@ -64,6 +64,19 @@ static void note(struct model *m, enum model_note_kind kind, __u32 pid, __u32 ex
 
 /* ---- lineage: refcounted links, kept while a descendant needs them ---- */
 
+struct image *image__get(struct image *im)
+{
+	if (im)
+		im->refs++;
+	return im;
+}
+
+void image__put(struct image *im)
+{
+	if (im && --im->refs == 0)
+		free(im);
+}
+
 static struct lineage *lineage__new(const struct mproc *p, struct lineage *parent)
 {
 	struct lineage *l = calloc(1, sizeof(*l));
@@ -93,6 +106,7 @@ void lineage__put(struct lineage *l)
 
 	while (l && --l->refs == 0) {
 		parent = l->parent;
+		image__put(l->image);
 		free(l);
 		l = parent;
 	}
@@ -346,7 +360,7 @@ static void maybe_entry(struct mproc *p)
 /* Transition "fork": the child is born into its parent's lineage. */
 static void on_proc_fork(struct model *m, const struct pgt_fork *e)
 {
-	struct mproc *parent, *child, *real_parent;
+	struct mproc *parent, *child, *real_parent, *forker;
 
 	proc_update(m, &e->proc, e->hdr.ts_ns);
 	child = proc_update(m, &e->child, e->hdr.ts_ns);
@@ -357,23 +371,54 @@ static void on_proc_fork(struct model *m, const struct pgt_fork *e)
 	real_parent = model__find(m, e->child.ppid);
 	if (!child || child->lineage)
 		return;
+	forker = parent != child ? parent : NULL;
 	if (real_parent && real_parent != parent && real_parent != child)
 		parent = real_parent;	/* CLONE_PARENT */
 	if (parent == child)
 		parent = NULL;
 	child->lineage = lineage__new(child, parent ? parent->lineage : NULL);
+	/* Until it execs, the child runs what its forker ran. */
+	if (forker && forker->lineage && child->lineage)
+		child->lineage->image = image__get(forker->lineage->image);
 	child->born_sid = child->ctx.sid;
 	child->born_pgid = child->ctx.pgid;
 	child->entry = parent ? lineage__get(parent->entry) : NULL;
 }
 
 /* Transition "exec": new name; a non-leader exec keeps the process. */
+void model__set_exec(struct mproc *p, const char *exe, const char *args, size_t len, bool cut)
+{
+	size_t elen = exe ? strlen(exe) + 1 : 0;
+	struct image *im;
+
+	if (!p->lineage)
+		return;
+	im = malloc(sizeof(*im) + elen + (args ? len : 0));
+	if (im) {
+		im->refs = 1;
+		im->args_len = args ? len : 0;
+		im->args_cut = cut;
+		im->exe = exe ? memcpy(im->data, exe, elen) : NULL;
+		im->args = args ? memcpy(im->data + elen, args, len) : NULL;
+	}
+	image__put(p->lineage->image);
+	p->lineage->image = im;
+}
+
 static void on_proc_exec(struct model *m, const struct pgt_exec *e)
 {
 	struct mproc *p = proc_update(m, &e->proc, e->hdr.ts_ns);
+	char exe[PGT_EXEC_PATH_MAX + 2];
+	bool cut = false;
 
 	if (p && p->lineage) {
 		memcpy(p->lineage->comm, p->ctx.comm, sizeof(p->ctx.comm));
+		/* A cut path is not a path: kept only whole. */
+		if (decode__exec_path(e, true, exe, sizeof(exe), &cut) < 0 || cut)
+			exe[0] = '\0';
+		model__set_exec(p, exe[0] ? exe : NULL,
+				e->flags & PGT_EXEC_HAS_ARGS ? e->data : NULL, e->args_len,
+				e->flags & PGT_EXEC_ARGS_CUT);
 		maybe_entry(p);		/* sshd's session child becomes the shell */
 	}
 }

@@ -16,6 +16,19 @@
 #include <linux/types.h>
 #include "decode.h"
 
+/*
+ * What a process runs: from its last exec record, or /proc at the snapshot.
+ * Shared by a forker and the children that have not exec'd since.
+ */
+struct image {
+	unsigned int refs;
+	__u32 args_len;		/* bytes at args */
+	bool args_cut;		/* the vector was longer than PGT_ARGS_MAX bytes */
+	const char *exe;	/* the executable's path, NULL if unknown */
+	const char *args;	/* the argument vector, NUL-separated, NULL if unknown */
+	char data[];
+};
+
 /* One link of a process's birth lineage; shared, and kept while referenced. */
 struct lineage {
 	__u32 pid;
@@ -23,6 +36,7 @@ struct lineage {
 	__u32 tty_nr;		/* as an entry leader: its session's tty */
 	char tty[PGT_TTY_LEN];
 	char comm[PGT_COMM_LEN];
+	struct image *image;	/* what it runs as last seen, NULL if unknown */
 	struct lineage *parent;	/* the parent at birth, NULL at the root */
 	unsigned int refs;
 };
@@ -166,11 +180,18 @@ unsigned int model__count(const struct model *m);
 
 /* Job control put @p in @pgid: that group is now its home (born_pgid). */
 void model__rehome(struct mproc *p, __u32 pgid);
+/*
+ * What @p runs, where no exec record told it (the snapshot's /proc): @exe
+ * (NULL if unknown) and @len bytes of its argument vector (NULL if unknown).
+ */
+void model__set_exec(struct mproc *p, const char *exe, const char *args, size_t len, bool cut);
 
 /* The snapshot's time for @pid, 0 if it was not in the snapshot. */
 bool model__same_start(const struct mproc *p, __u64 start_ns);
 
 struct lineage *lineage__get(struct lineage *l);
+struct image *image__get(struct image *im);
+void image__put(struct image *im);
 void lineage__put(struct lineage *l);
 
 #endif /* __MODEL_H */

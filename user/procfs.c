@@ -8,6 +8,26 @@
 #include <sys/stat.h>
 #include "procfs.h"
 
+int procfs__read_exec(pid_t pid, char *exe, size_t exe_size, char *args, size_t size,
+		      size_t *len, bool *cut)
+{
+	char path[64], more;
+	ssize_t n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
+	n = readlink(path, exe, exe_size - 1);
+	exe[n > 0 ? n : 0] = '\0';
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	*len = fread(args, 1, size, f);
+	*cut = *len == size && fread(&more, 1, 1, f) == 1;
+	fclose(f);
+	return 0;
+}
+
 /*
  * /proc/PID/stat: "pid (comm) state ppid pgrp session tty_nr tpgid flags
  * ... starttime(22)". The comm may hold spaces and ")", so parse from the

@@ -3,6 +3,7 @@
 #ifndef __PROCFS_H
 #define __PROCFS_H
 
+#include <stdbool.h>
 #include <sys/types.h>
 #include <linux/types.h>
 
@@ -18,6 +19,14 @@ struct proc_stat {
 };
 
 int procfs__read_stat(pid_t pid, struct proc_stat *st);
+
+/*
+ * What @pid runs: /proc/PID/exe into @exe (empty if unreadable) and up to
+ * @size bytes of /proc/PID/cmdline into @args, their number in *len, *cut if
+ * there were more. Returns 0, or -errno when the process is gone.
+ */
+int procfs__read_exec(pid_t pid, char *exe, size_t exe_size, char *args, size_t size,
+		      size_t *len, bool *cut);
 
 /* The length of a clock tick (start_ticks' unit), in nanoseconds. */
 long procfs__tick_ns(void);

@@ -68,6 +68,12 @@ size_t sbuf__put_text(struct sbuf *sb, const char *s, size_t max);
  */
 bool sbuf__put_json_str(struct sbuf *sb, const char *s, size_t max);
 
+/* A run of untrusted bytes, not NUL-terminated (an argument of an exec). */
+struct span {
+	const char *s;
+	size_t len;
+};
+
 /* The bytes of @s in lowercase hex, quoted. */
 void sbuf__put_json_hex(struct sbuf *sb, const char *s, size_t max);
 

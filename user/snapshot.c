@@ -66,6 +66,34 @@ static int from_proc(struct model *m, bool only_missing)
 	return n;
 }
 
+/*
+ * What each process found runs, from /proc/PID/exe and cmdline: the
+ * iterator cannot read another task's memory before 5.18
+ * (bpf_copy_from_user_task()). Only where the model knows nothing (a resync
+ * keeps what exec records said), and only for the process the model has:
+ * a pid reused since the snapshot is left unknown.
+ */
+static void exec_from_proc(struct model *m)
+{
+	char exe[PGT_EXEC_PATH_MAX + 2], args[PGT_ARGS_MAX];
+	long tick_ns = procfs__tick_ns();
+	struct proc_stat st;
+	struct mproc *p;
+	size_t len;
+	bool cut;
+
+	model__for_each_proc(m, p) {
+		if (!p->lineage || p->lineage->image || p->zombie ||
+		    (p->ctx.flags & PGT_F_KTHREAD))
+			continue;
+		if (procfs__read_exec(p->ctx.pid, exe, sizeof(exe), args, sizeof(args), &len, &cut) ||
+		    procfs__read_stat(p->ctx.pid, &st) ||
+		    p->ctx.start_ns / tick_ns != st.start_ticks)
+			continue;
+		model__set_exec(p, exe[0] ? exe : NULL, args, len, cut);
+	}
+}
+
 int snapshot__take(struct loader *l, struct model *m)
 {
 	struct pgt_snap *recs;
@@ -87,7 +115,9 @@ int snapshot__take(struct loader *l, struct model *m)
 		if (from_proc(m, true) < 0)
 			n = -EIO;
 	}
-	if (n >= 0)
+	if (n >= 0) {
 		model__snapshot_done(m);
+		exec_from_proc(m);
+	}
 	return n;
 }

@@ -83,6 +83,47 @@ static void text_grp_change(struct sbuf *sb, const struct pgt_grp *old, const st
 			     tty_or_dash(now->tty, now->tty_nr, b, sizeof(b)));
 }
 
+/* An argument, quoted where it holds a blank or a quote, or is empty: 'b c', '' */
+static void text_arg(struct sbuf *sb, const struct span *a)
+{
+	bool quote = !a->len || memchr(a->s, ' ', a->len) || memchr(a->s, '\'', a->len) ||
+		     memchr(a->s, '"', a->len);
+
+	const char *p = a->s, *end = a->s + a->len, *q;
+
+	if (quote)
+		sbuf__putc(sb, '\'');
+	while ((q = memchr(p, '\'', end - p))) {	/* a quote inside: \' */
+		sbuf__put_text(sb, p, q - p);
+		sbuf__puts(sb, "\\'");
+		p = q + 1;
+	}
+	sbuf__put_text(sb, p, end - p);
+	if (quote)
+		sbuf__putc(sb, '\'');
+}
+
+/* The file exec'd, then its arguments after argv[0], as a command line. */
+static void text_exec(struct sbuf *sb, const struct pgt_exec *e)
+{
+	struct span args[PGT_ARGS_SHOWN];
+	bool cut = false;
+	size_t n, i;
+
+	sbuf__put_text(sb, e->filename, sizeof(e->filename));
+	if (e->flags & PGT_EXEC_FILENAME_CUT)
+		sbuf__puts(sb, " (truncated)");
+	n = e->flags & PGT_EXEC_HAS_ARGS ? decode__exec_args(e, args, PGT_ARGS_SHOWN, &cut) : 0;
+	for (i = 1; i < n; i++) {
+		sbuf__putc(sb, ' ');
+		text_arg(sb, &args[i]);
+	}
+	if (cut)
+		sbuf__puts(sb, " ...");
+	if (e->old_tid != e->proc.pid)
+		sbuf__printf(sb, " (from thread %u)", e->old_tid);
+}
+
 /* One case per record type, as json__event() has: long, but flat and in the same order. */
 void text__event(struct sbuf *sb, const struct fmt_ctx *fc, const struct pgt_event *ev)
 {
@@ -102,11 +143,7 @@ void text__event(struct sbuf *sb, const struct fmt_ctx *fc, const struct pgt_eve
 		break;
 	case PGT_EXEC:
 		text_proc(sb, &ev->exec->proc);
-		sbuf__put_text(sb, ev->exec->filename, sizeof(ev->exec->filename));
-		if (ev->exec->flags & PGT_EXEC_FILENAME_CUT)
-			sbuf__puts(sb, " (truncated)");
-		if (ev->exec->old_tid != ev->exec->proc.pid)
-			sbuf__printf(sb, " (from thread %u)", ev->exec->old_tid);
+		text_exec(sb, ev->exec);
 		break;
 	case PGT_EXIT:
 		text_proc(sb, &ev->exit->proc);

@@ -42,11 +42,27 @@ if t.eq(len(ss), 1, "setsid -f: one setsid escape"):
     t.ok(e["from"]["sid"] != e["to"]["sid"], "setsid -f: from the command's session")
     t.ok(len(e["lineage"]) >= 1 and e["lineage"][0]["comm"] in ("sh", "setsid"),
          "setsid -f: lineage back to the shell", e["lineage"])
+    # What ran (issue 17): the escape says what the process ran when it
+    # escaped, its ancestors what they ran; the tracer's own parent (this
+    # test, in the snapshot) from /proc.
+    t.eq((e["process"]["executable"], e["process"]["args"], e["process"]["args_truncated"]),
+         (os.path.realpath(shutil.which("setsid")), ["setsid", "-f", "sleep", mark], False),
+         "setsid -f: the escape says what ran: setsid -f sleep")
+    ran = {c: os.path.realpath(shutil.which(c)) for c in ("sh", "setsid")}
+    t.ok([(x["comm"], x["executable"]) for x in e["lineage"][:2]] in
+         ([("setsid", ran["setsid"]), ("sh", ran["sh"])], [("sh", ran["sh"])]),
+         "setsid -f: its ancestors say what they ran", e["lineage"][:2])
+    me = [x for x in e["lineage"] if x["pid"] == os.getpid()]
+    t.eq([x["executable"] for x in me], [os.path.realpath(sys.executable)],
+         "setsid -f: an ancestor from the snapshot has its executable from /proc")
     d = escapes(r, "daemonize", e["process"]["pid"])
     t.eq(len(d), 1, "setsid -f: and daemonize when its parent exits at once")
     s = survivors(r, "sleep")
     t.ok(s and s[0]["process"]["sid"] == e["to"]["sid"],
          "setsid -f: the summary shows it alive in its new session")
+    t.ok(s and s[0]["process"]["args"] == ["sleep", mark] and
+         s[0]["process"]["executable"] == os.path.realpath(shutil.which("sleep")),
+         "setsid -f: the survivor says what it runs now", s and s[0]["process"])
 
 # A setsid 40 generations down: the lineage is cut at 32, and says so; one
 # generation down, it is whole (issue 14, item 10). Both exit at once, while

@@ -51,7 +51,7 @@ static void test_every_type_validates(void **state)
 		[PGT_FOREGROUND] = sizeof(struct pgt_foreground),
 		[PGT_CGROUP] = sizeof(struct pgt_cgroup),
 	};
-	unsigned char buf[1024] = {};
+	static unsigned char buf[sizeof(struct pgt_exec)];
 	struct pgt_hdr *h = (void *)buf;
 	struct pgt_event ev;
 	unsigned int t;
@@ -109,6 +109,96 @@ static void test_signal_slots(void **state)
 	rec->hdr.size = sizeof(*rec);
 	assert_int_equal(decode__record(buf, sizeof(*rec), &ev), 0);
 	assert_ptr_equal(ev.signal, rec);
+}
+
+/* Put @n bytes at the end of @e's data[] as part @which (0 args, 1 cwd, 2 exe). */
+static void exec_part(struct pgt_exec *e, int which, const char *bytes, size_t n)
+{
+	size_t at = e->args_len + e->cwd_len + e->exe_len;
+
+	memcpy(e->data + at, bytes, n);
+	if (which == 0)
+		e->args_len = n;
+	else if (which == 1)
+		e->cwd_len = n;
+	else
+		e->exe_len = n;
+}
+
+/* An exec's arguments and paths, as the BPF side lays them out. */
+static void test_exec_parts(void **state)
+{
+	static unsigned char buf[sizeof(struct pgt_exec) + 64];
+	struct pgt_exec *e = (void *)buf;
+	struct span args[PGT_ARGS_SHOWN];
+	struct pgt_event ev;
+	char path[PGT_EXEC_PATH_MAX + 2];
+	bool cut;
+	size_t n;
+
+	memset(buf, 0xab, sizeof(buf));	/* what lies past the record is not read */
+	memset(e, 0, PGT_EXEC_SIZE(0));
+	e->hdr.type = PGT_EXEC;
+	e->flags = PGT_EXEC_HAS_ARGS | PGT_EXEC_HAS_CWD | PGT_EXEC_HAS_EXE;
+	exec_part(e, 0, "sleep\0\0a b\0", 11);	/* an empty argument, one with a blank */
+	exec_part(e, 1, "tmp\0", 4);		/* /tmp */
+	exec_part(e, 2, "sleep\0bin\0usr\0", 14);	/* /usr/bin/sleep, leaf first */
+	e->hdr.size = PGT_EXEC_SIZE(29);
+	assert_int_equal(decode__record(e, e->hdr.size, &ev), 0);
+	assert_ptr_equal(ev.exec, e);
+	n = decode__exec_args(e, args, PGT_ARGS_SHOWN, &cut);
+	assert_int_equal(n, 3);
+	assert_false(cut);
+	assert_int_equal(args[0].len, 5);
+	assert_memory_equal(args[0].s, "sleep", 5);
+	assert_int_equal(args[1].len, 0);
+	assert_int_equal(args[2].len, 3);
+	assert_memory_equal(args[2].s, "a b", 3);
+	assert_int_equal(decode__exec_path(e, false, path, sizeof(path), &cut), 4);
+	assert_string_equal(path, "/tmp");
+	assert_int_equal(decode__exec_path(e, true, path, sizeof(path), &cut), 14);
+	assert_string_equal(path, "/usr/bin/sleep");
+	assert_false(cut);
+	/* More arguments than the outputs write: cut there. */
+	assert_int_equal(decode__exec_args(e, args, 2, &cut), 2);
+	assert_true(cut);
+
+	/* A walk cut short: the leaf part, with no leading '/'. */
+	e->flags |= PGT_EXEC_CWD_CUT;
+	assert_int_equal(decode__exec_path(e, false, path, sizeof(path), &cut), 3);
+	assert_string_equal(path, "tmp");
+	assert_true(cut);
+	/* The root itself: no names. */
+	e->cwd_len = 0;
+	e->exe_len = 0;
+	e->flags &= ~PGT_EXEC_CWD_CUT;
+	e->hdr.size = PGT_EXEC_SIZE(11);
+	assert_int_equal(decode__record(e, e->hdr.size, &ev), 0);
+	assert_int_equal(decode__exec_path(e, false, path, sizeof(path), &cut), 1);
+	assert_string_equal(path, "/");
+	/* An argument vector cut by the BPF side: its last argument has no NUL. */
+	e->args_len = 8;
+	e->flags |= PGT_EXEC_ARGS_CUT;
+	n = decode__exec_args(e, args, PGT_ARGS_SHOWN, &cut);
+	assert_int_equal(n, 3);
+	assert_int_equal(args[2].len, 1);
+	assert_true(cut);
+	/* Parts longer than the record: refused. */
+	e->cwd_len = 4;
+	assert_int_equal(decode__record(e, e->hdr.size, &ev), -EINVAL);
+	e->cwd_len = 0;
+
+	/* A recording made before args: the record ends at filename, and the
+	 * pipeline sees it with none of them, whatever lies past it. */
+	e->hdr.size = PGT_EXEC_V1_SIZE;
+	e->flags = PGT_EXEC_FILENAME_CUT | PGT_EXEC_HAS_ARGS;
+	memcpy(e->filename, "/bin/true", 10);
+	assert_int_equal(decode__record(e, e->hdr.size, &ev), 0);
+	assert_ptr_not_equal(ev.exec, e);
+	assert_int_equal(ev.exec->flags, PGT_EXEC_FILENAME_CUT);
+	assert_int_equal(ev.exec->args_len, 0);
+	assert_string_equal(ev.exec->filename, "/bin/true");
+	assert_int_equal(decode__exec_path(ev.exec, true, path, sizeof(path), &cut), -1);
 }
 
 static void test_exit_status(void **state)
@@ -200,6 +290,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_record_validation),
+		cmocka_unit_test(test_exec_parts),
 		cmocka_unit_test(test_every_type_validates),
 		cmocka_unit_test(test_signal_slots),
 		cmocka_unit_test(test_exit_status),

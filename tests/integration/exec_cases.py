@@ -1,0 +1,77 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+"""Execs whose arguments, working directory and executable are known: run as
+the command of `pgrptrace --json`. Each child changes directory, execs, and
+the truth goes to $PGT_FACTS as {"what": "exec", "pid", "case", "args" (hex),
+"cwd", "exe"}: what /proc/PID/cmdline, cwd and exe say while the child is
+stopped in its new image, and what the test asked for. Usage:
+exec_cases.py SCRATCH_DIR."""
+import ctypes
+import json
+import os
+import signal
+import sys
+
+ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)     # orphans come back to us
+facts = open(os.environ.get("PGT_FACTS", os.devnull), "a")
+scratch = sys.argv[1]
+STOPPED = "/bin/sh"        # a symlink (to dash here): exe names the file
+
+
+def run(case, argv, cwd, exe="/bin/sh"):
+    """Exec @exe with @argv (bytes) in @cwd, stopped by its own SIGSTOP so
+    that /proc can be read; then let it end."""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.chdir(cwd)
+            os.execv(exe, argv)
+        finally:
+            os._exit(127)
+    # The shell stops itself: "kill -STOP $$" is its script (argv[2]).
+    _, st = os.waitpid(pid, os.WUNTRACED)
+    if not os.WIFSTOPPED(st):
+        facts.write(json.dumps({"what": "stall", "case": case, "status": st}) + "\n")
+        return
+    with open("/proc/%d/cmdline" % pid, "rb") as f:
+        cmdline = f.read()
+    fact = {"what": "exec", "case": case, "pid": pid,
+            "asked": [a.hex() for a in argv],
+            "cmdline": cmdline.hex(),
+            "cwd": os.fsencode(os.readlink("/proc/%d/cwd" % pid)).hex(),
+            "exe": os.fsencode(os.readlink("/proc/%d/exe" % pid)).hex()}
+    facts.write(json.dumps(fact) + "\n")
+    facts.flush()
+    os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+
+
+STOP = b"kill -STOP $$"
+# Hostile bytes: a newline, an escape sequence, quotes, invalid UTF-8, and an
+# empty argument; run from the scratch directory.
+run("hostile", [b"sh", b"-c", STOP, b"a\nb", b"\x1b[31mred\x1b[0m", b"'\"", b"\xff\xfe", b""],
+    scratch)
+# A vector longer than 4096 bytes: cut, its last argument partly.
+run("long", [b"sh", b"-c", STOP] + [b"%03d" % i + b"x" * 60 for i in range(100)], scratch)
+# More than 128 arguments, short ones.
+run("many", [b"sh", b"-c", STOP] + [b"%d" % i for i in range(200)], scratch)
+# Working directories on other mounts: the walk crosses them.
+run("proc", [b"sh", b"-c", STOP], "/proc/sys/kernel")
+run("sys", [b"sh", b"-c", STOP], "/sys/kernel")
+run("root", [b"sh", b"-c", STOP], "/")
+# Deeper than the walk goes (40 steps): cut, the leaf part kept.
+deep = scratch
+for i in range(60):
+    deep = os.path.join(deep, "d%02d" % i)
+os.makedirs(deep)
+run("deep", [b"sh", b"-c", STOP], deep)
+# A name with a newline and invalid UTF-8 in the working directory.
+odd = os.path.join(os.fsencode(scratch), b"new\nline\xff")
+os.mkdir(odd)
+run("oddcwd", [b"sh", b"-c", STOP], odd)
+# A script: the executable is its interpreter, as /proc/PID/exe says.
+script = os.path.join(scratch, "script")
+with open(script, "w") as f:
+    f.write("#!/bin/sh\nkill -STOP $$\n")
+os.chmod(script, 0o755)
+run("script", [b"script", b"one"], scratch, exe=script)
