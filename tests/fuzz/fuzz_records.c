@@ -6,7 +6,8 @@
  * now and then. Input: repeated [u8 type][u16 length][bytes]; the
  * record is the bytes, padded with zeros or cut to the length declared for
  * the type (so that most inputs reach past validation), or taken as is when
- * the type byte is 0xff (to exercise validation itself).
+ * the type byte is 0xff (to exercise validation itself). An exec's parts are
+ * made to fit its record.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -73,6 +74,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (decode__record_size(type)) {
 			((struct pgt_hdr *)aligned)->type = type;
 			((struct pgt_hdr *)aligned)->size = rec;
+		}
+		if (type == PGT_EXEC && rec >= PGT_EXEC_SIZE(0)) {
+			/* Parts that fit, so that args and paths get decoded. */
+			struct pgt_exec *e = (void *)aligned;
+			size_t room = rec - PGT_EXEC_SIZE(0);
+
+			e->args_len %= room + 1;
+			room -= e->args_len;
+			e->cwd_len %= room + 1;
+			room -= e->cwd_len;
+			e->exe_len %= room + 1;
 		}
 		data += len;
 		size -= len;
