@@ -67,7 +67,7 @@ prove-all:
 # Every hook level that loads here, other than the default (which every
 # other pass uses), runs the end-to-end tests again (fidelity with 10 seeds).
 # t_levels.py reports a level this kernel refuses as skipped, with the reason.
-LEVEL_TESTS	:= $(addprefix tests/integration/,t_lifecycle.py t_groups.py t_model.py \
+LEVEL_TESTS	:= $(addprefix tests/integration/,t_lifecycle.py t_exec.py t_groups.py t_model.py \
 		   t_signals.py t_escapes.py t_pty.py t_fidelity.py)
 
 check-levels: test-bins
