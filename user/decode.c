@@ -157,6 +157,10 @@ static int check_exec(const struct pgt_hdr *h, struct pgt_event *ev)
 	}
 	if (h->size < PGT_EXEC_SIZE(0) || h->size > sizeof(*r))
 		return -EINVAL;
+	/* The BPF side never writes more; a recording may claim anything. */
+	if (r->args_len > PGT_ARGS_MAX || r->cwd_len > PGT_EXEC_PATH_MAX ||
+	    r->exe_len > PGT_EXEC_PATH_MAX)
+		return -EINVAL;
 	if ((size_t)r->args_len + r->cwd_len + r->exe_len > h->size - PGT_EXEC_SIZE(0))
 		return -EINVAL;
 	return 0;

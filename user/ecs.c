@@ -125,7 +125,7 @@ static void ecs_args(struct jsonw *w, const struct span *args, size_t n)
 	}
 	jsonw_end_array(w);
 	jsonw_uint_field(w, "args_count", n);
-	for (i = 0, len = 0; i < n; i++) {
+	for (i = 0, len = 0; i < n && len + 1 + args[i].len <= sizeof(line); i++) {
 		if (i)
 			line[len++] = ' ';
 		memcpy(line + len, args[i].s, args[i].len);

@@ -80,11 +80,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			struct pgt_exec *e = (void *)aligned;
 			size_t room = rec - PGT_EXEC_SIZE(0);
 
-			e->args_len %= room + 1;
+			e->args_len %= (room < PGT_ARGS_MAX ? room : PGT_ARGS_MAX) + 1;
 			room -= e->args_len;
-			e->cwd_len %= room + 1;
+			e->cwd_len %= (room < PGT_EXEC_PATH_MAX ? room : PGT_EXEC_PATH_MAX) + 1;
 			room -= e->cwd_len;
-			e->exe_len %= room + 1;
+			e->exe_len %= (room < PGT_EXEC_PATH_MAX ? room : PGT_EXEC_PATH_MAX) + 1;
 		}
 		data += len;
 		size -= len;

@@ -183,6 +183,19 @@ static void test_exec_parts(void **state)
 	assert_int_equal(n, 3);
 	assert_int_equal(args[2].len, 1);
 	assert_true(cut);
+	/* Parts longer than the BPF side ever writes: refused, though they fit. */
+	e->hdr.size = sizeof(*e);
+	e->args_len = PGT_ARGS_MAX + 1;
+	assert_int_equal(decode__record(e, e->hdr.size, &ev), -EINVAL);
+	e->args_len = PGT_ARGS_MAX;
+	e->cwd_len = PGT_EXEC_PATH_MAX + 1;
+	assert_int_equal(decode__record(e, e->hdr.size, &ev), -EINVAL);
+	e->cwd_len = 0;
+	e->exe_len = PGT_EXEC_PATH_MAX + 1;
+	assert_int_equal(decode__record(e, e->hdr.size, &ev), -EINVAL);
+	e->exe_len = 0;
+	e->args_len = 8;
+	e->hdr.size = PGT_EXEC_SIZE(11);
 	/* Parts longer than the record: refused. */
 	e->cwd_len = 4;
 	assert_int_equal(decode__record(e, e->hdr.size, &ev), -EINVAL);
