@@ -105,13 +105,18 @@ static void ecs_tty(struct jsonw *w, const struct pgt_proc *p)
 	jsonw_end_object(w);
 }
 
-/* process.* of ECS, from the subject process. */
+/* A string field of ECS: untrusted bytes, escaped (ECS has no _hex twin). */
+static void ecs_string(struct jsonw *w, const char *name, const char *s, size_t max)
+{
+	jsonw_name(w, name);
+	jsonw__sep(w);
+	sbuf__put_json_str(w->sb, s, max);
+}
+
 /*
- * process.executable (the file, where the record has it, else the name
- * exec was given), process.args and the other fields ECS has for what ran.
- * command_line joins the arguments with blanks, as ECS's examples do.
+ * process.args, .args_count and .command_line: the arguments joined with
+ * blanks, as ECS's examples do.
  */
-/* process.args, .args_count and .command_line (the arguments joined with blanks). */
 static void ecs_args(struct jsonw *w, const struct span *args, size_t n)
 {
 	char line[PGT_ARGS_MAX + PGT_ARGS_SHOWN];	/* the arguments and the blanks between */
@@ -131,16 +136,7 @@ static void ecs_args(struct jsonw *w, const struct span *args, size_t n)
 		memcpy(line + len, args[i].s, args[i].len);
 		len += args[i].len;
 	}
-	jsonw_name(w, "command_line");
-	jsonw__sep(w);
-	sbuf__put_json_str(w->sb, line, len);
-}
-
-static void ecs_string(struct jsonw *w, const char *name, const char *s, size_t max)
-{
-	jsonw_name(w, name);
-	jsonw__sep(w);
-	sbuf__put_json_str(w->sb, s, max);
+	ecs_string(w, "command_line", line, len);
 }
 
 /*
@@ -183,6 +179,7 @@ static void ecs_image(struct jsonw *w, const struct image *im)
 	}
 }
 
+/* process.* of ECS, from the subject process. */
 static void ecs_process(struct jsonw *w, const struct fmt_ctx *fc, const struct ecs_subject *s)
 {
 	const struct pgt_proc *p = s->proc;
@@ -197,9 +194,7 @@ static void ecs_process(struct jsonw *w, const struct fmt_ctx *fc, const struct 
 	jsonw_start_object(w);
 	jsonw_uint_field(w, "id", p->tid);
 	jsonw_end_object(w);
-	jsonw_name(w, "name");
-	jsonw__sep(w);
-	sbuf__put_json_str(w->sb, p->comm, sizeof(p->comm));
+	ecs_string(w, "name", p->comm, sizeof(p->comm));
 	decode__entity_id(p->pid, p->start_ns, eid);
 	jsonw_plain_field(w, "entity_id", eid);
 	fmt__rfc3339(fc, p->start_ns, when, sizeof(when));
@@ -224,9 +219,7 @@ static void ecs_process(struct jsonw *w, const struct fmt_ctx *fc, const struct 
 		jsonw_uint_field(w, "pid", s->entry->pid);
 		decode__entity_id(s->entry->pid, s->entry->start_ns, eid);
 		jsonw_plain_field(w, "entity_id", eid);
-		jsonw_name(w, "name");
-		jsonw__sep(w);
-		sbuf__put_json_str(w->sb, s->entry->comm, sizeof(s->entry->comm));
+		ecs_string(w, "name", s->entry->comm, sizeof(s->entry->comm));
 		if (s->entry->image && s->entry->image->exe)
 			ecs_string(w, "executable", s->entry->image->exe,
 				   strlen(s->entry->image->exe) + 1);

@@ -385,7 +385,6 @@ static void on_proc_fork(struct model *m, const struct pgt_fork *e)
 	child->entry = parent ? lineage__get(parent->entry) : NULL;
 }
 
-/* Transition "exec": new name; a non-leader exec keeps the process. */
 void model__set_exec(struct mproc *p, const char *exe, const char *args, size_t len, bool cut)
 {
 	size_t elen = exe ? strlen(exe) + 1 : 0;
@@ -405,6 +404,7 @@ void model__set_exec(struct mproc *p, const char *exe, const char *args, size_t 
 	p->lineage->image = im;
 }
 
+/* Transition "exec": new name and image; a non-leader exec keeps the process. */
 static void on_proc_exec(struct model *m, const struct pgt_exec *e)
 {
 	struct mproc *p = proc_update(m, &e->proc, e->hdr.ts_ns);

@@ -181,8 +181,8 @@ unsigned int model__count(const struct model *m);
 /* Job control put @p in @pgid: that group is now its home (born_pgid). */
 void model__rehome(struct mproc *p, __u32 pgid);
 /*
- * What @p runs, where no exec record told it (the snapshot's /proc): @exe
- * (NULL if unknown) and @len bytes of its argument vector (NULL if unknown).
+ * What @p runs now (an exec record, or the snapshot's /proc): @exe (NULL if
+ * unknown) and @len bytes of its argument vector at @args (NULL if unknown).
  */
 void model__set_exec(struct mproc *p, const char *exe, const char *args, size_t len, bool cut);
 

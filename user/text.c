@@ -88,7 +88,6 @@ static void text_arg(struct sbuf *sb, const struct span *a)
 {
 	bool quote = !a->len || memchr(a->s, ' ', a->len) || memchr(a->s, '\'', a->len) ||
 		     memchr(a->s, '"', a->len);
-
 	const char *p = a->s, *end = a->s + a->len, *q;
 
 	if (quote)
