@@ -256,7 +256,8 @@ _Static_assert(sizeof(struct pgt_snap) == 24 + 96 + 8, "pgt_snap size");
 /*
  * One signal from one cause and the processes it reached. A cause with more
  * recipients continues in further records with the same group_id; the last
- * carries PGT_SIG_FINAL when the kernel knows the cause ended (a syscall).
+ * carries PGT_SIG_FINAL when the kernel knows the cause ended: a syscall's
+ * exit, or the last of a counted loop over a process group (@expect).
  */
 struct pgt_signal {
 	struct pgt_hdr hdr;
@@ -271,7 +272,7 @@ struct pgt_signal {
 	__s32 ret;		/* the syscall's return, 0 outside one */
 	__s32 code;		/* si_code (SI_USER 0, SI_KERNEL 0x80, ...) */
 	__u32 tty_nr;		/* the tty, for tty causes, 0 if unknown */
-	__u32 __pad;
+	__u32 expect;		/* outside a syscall: recipients the cause reaches, 0 if unknown */
 	char tty[PGT_TTY_LEN];
 	struct {
 		__u32 pid;	/* tgid */

@@ -34,7 +34,14 @@ struct siggrp {
 	__u32 cause;
 	__s32 last;	/* the last recipient's tgid */
 	__s32 target;	/* the group or session it was aimed at */
+	__s32 first;	/* the first recipient's tgid */
+	__u32 seen;	/* recipients so far */
+	__u32 expect;	/* recipients the kernel's loop reaches, 0 if unknown */
+	__u32 __pad;
 };
+
+/* The longest process group whose kill_pgrp() is counted ahead. */
+#define PGRP_COUNT_MAX	256
 
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
@@ -322,6 +329,67 @@ static __always_inline void classify(struct task_struct *current_task, struct ta
 	*target = BPF_CORE_READ(t, tgid);
 }
 
+/*
+ * How many processes a kill_pgrp() of @t's group reaches: one signal per
+ * process on the group's pid list, which cannot change while the kernel
+ * loops (it holds tasklist_lock). 0 past PGRP_COUNT_MAX.
+ */
+static __always_inline __u32 pgrp_size(struct task_struct *t)
+{
+	struct pid *pgrp = BPF_CORE_READ(t, signal, pids[pidtype_pgid()]);
+	struct hlist_node *n = BPF_CORE_READ(pgrp, tasks[pidtype_pgid()].first);
+	__u32 i;
+
+	for (i = 0; i < PGRP_COUNT_MAX && n; i++)
+		n = BPF_CORE_READ(n, next);
+	return n ? 0 : i;
+}
+
+/*
+ * The causes outside an exit whose records come from one kill_pgrp() of the
+ * recipient's group: a tty's ^C, ^\ and ^Z, and SIGTTIN/SIGTTOU to a background
+ * group. An exiting task's loops (an orphaned group's SIGHUP, a leader's
+ * tty) are not counted: they are kept together by their target, and one
+ * kernel build sends an orphaned group's SIGHUP to its stopped members only
+ * (docs/events.md), which a count would wait for in vain.
+ */
+static __always_inline bool pgrp_loop(__u32 cause, __u32 scope)
+{
+	return scope == PGT_SCOPE_GROUP &&
+	       (cause == PGT_CAUSE_TTY || cause == PGT_CAUSE_JOB_CONTROL);
+}
+
+/*
+ * Whether the signal to @rtgid continues @g's operation rather than starting
+ * a new one. One kernel operation that reaches several processes (a tty's ^C
+ * to its foreground group, an orphaned group's SIGHUP) generates one signal
+ * per process, back to back on this task. A signal aimed at one process, or
+ * a second one to the same recipient, is a new operation however soon it
+ * comes (a 1 kHz timer's SIGALRMs, interrupts landing on the same task).
+ *
+ * A group's loop is counted at its first signal, and lasts until that many
+ * have come: time plays no part, so a vCPU that the host deschedules
+ * mid-loop (common under qemu's TCG) does not split it. It ends early at a
+ * repeat of its first recipient: the kernel walks the group's list in the
+ * same order each time, so that is the next operation, after a recipient
+ * this program did not see.
+ *
+ * Otherwise back to back means within 1 ms, except in a task's own exit: it
+ * exits once, and the loop may stall longer.
+ */
+static __always_inline bool same_operation(const struct siggrp *g, struct task_struct *cur,
+					   int sig, __u32 cause, __u32 scope, __s32 target,
+					   __s32 rtgid, __u64 now)
+{
+	if (!g || g->sig != (__u32)sig || g->cause != cause || scope == PGT_SCOPE_PROCESS ||
+	    g->last == rtgid)
+		return false;
+	if (g->expect)
+		return g->target == target && g->seen < g->expect && g->first != rtgid;
+	return now - g->ts <= 1000000 ||
+	       ((BPF_CORE_READ(cur, flags) & PF_EXITING) && g->target == target);
+}
+
 static __always_inline int handle_signal(int sig, int code, struct task_struct *t, int result)
 {
 	struct task_struct *cur = (struct task_struct *)bpf_get_current_task();
@@ -330,7 +398,8 @@ static __always_inline int handle_signal(int sig, int code, struct task_struct *
 	struct pgt_signal *e;
 	struct sigacc *a;
 	struct siggrp *g, ng = {};
-	__s32 target;
+	__s32 target, rtgid;
+	bool fatal;
 	__u64 now;
 
 	if (!signal_mode)
@@ -355,39 +424,33 @@ static __always_inline int handle_signal(int sig, int code, struct task_struct *
 	}
 
 	classify(cur, t, sig, code, &cause, &scope, &target, &tty);
-	if (!tgid_wanted(BPF_CORE_READ(cur, tgid)) && !tgid_wanted(BPF_CORE_READ(t, tgid)))
-		return 0;
-	if (!wanted_by_mode(scope, is_fatal(t, sig, result) ? PGT_SIG_FATAL : 0))
+	fatal = is_fatal(t, sig, result);
+	if (!wanted_by_mode(scope, fatal ? PGT_SIG_FATAL : 0))
 		return 0;
 	/*
-	 * One kernel operation that reaches several processes (a tty's ^C to
-	 * its foreground group, an orphaned group's SIGHUP) generates one
-	 * signal per process, back to back on this task: those are one
-	 * record. A signal aimed at one process, or a second one to the same
-	 * recipient, is a new operation however soon it comes (a 1 kHz
-	 * timer's SIGALRMs, interrupts landing on the same task). Back to
-	 * back means within 1 ms, except in a task's own exit (an orphaned
-	 * group's SIGHUP, an exiting leader's tty): it exits once, and a vCPU
-	 * that the host deschedules mid-loop (seen under qemu) stalls longer.
+	 * The operation is followed even through signals not reported, so
+	 * that its count stays right.
 	 */
 	now = bpf_ktime_get_boot_ns();
+	rtgid = BPF_CORE_READ(t, tgid);
 	g = bpf_map_lookup_elem(&siggrp, &tid);
-	if (!g || g->sig != (__u32)sig || g->cause != cause ||
-	    (now - g->ts > 1000000 &&
-	     !((BPF_CORE_READ(cur, flags) & PF_EXITING) && g->target == target)) ||
-	    scope == PGT_SCOPE_PROCESS || g->last == BPF_CORE_READ(t, tgid)) {
+	if (!same_operation(g, cur, sig, cause, scope, target, rtgid, now)) {
 		ng.id = pgt_next(&sig_group_next);
 		ng.sig = sig;
 		ng.cause = cause;
 		ng.target = target;
-		ng.ts = now;
+		ng.first = rtgid;
+		ng.expect = pgrp_loop(cause, scope) ? pgrp_size(t) : 0;
 		bpf_map_update_elem(&siggrp, &tid, &ng, BPF_ANY);
 		g = bpf_map_lookup_elem(&siggrp, &tid);
 		if (!g)
 			return 0;
 	}
 	g->ts = now;
-	g->last = BPF_CORE_READ(t, tgid);
+	g->last = rtgid;
+	g->seen++;
+	if (!tgid_wanted(BPF_CORE_READ(cur, tgid)) && !tgid_wanted(rtgid))
+		return 0;
 	e = pgt_reserve(PGT_SIGNAL, PGT_SIGNAL_SIZE(1));
 	if (!e)
 		return 0;
@@ -399,8 +462,11 @@ static __always_inline int handle_signal(int sig, int code, struct task_struct *
 	e->target = target;
 	e->code = code;
 	e->nr = 1;
-	if (is_fatal(t, sig, result))
+	e->expect = g->expect;
+	if (fatal)
 		e->flags |= PGT_SIG_FATAL;
+	if (g->expect && g->seen == g->expect)
+		e->flags |= PGT_SIG_FINAL;
 	add_rcpt(e, 0, t, result);
 	if (tty)
 		read_tty(tty, &e->tty_nr, e->tty);

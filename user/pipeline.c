@@ -115,9 +115,9 @@ void pipeline__tick(struct pipeline *pl, __u64 now_ns)
 	escapes__tick(&pl->escapes, pl->model, now_ns);
 }
 
-void pipeline__close_causes(struct pipeline *pl, __u64 before_ns)
+void pipeline__close_causes(struct pipeline *pl, __u64 now_ns)
 {
-	sigmerge__flush(&pl->sigs, before_ns);
+	sigmerge__flush(&pl->sigs, now_ns);
 }
 
 void pipeline__finish(struct pipeline *pl)

@@ -40,8 +40,8 @@ void pipeline__record(struct pipeline *pl, struct pgt_event *ev);
 
 /* Held escapes that fall due by @now_ns. */
 void pipeline__tick(struct pipeline *pl, __u64 now_ns);
-/* Signal causes outside a syscall with no record since @before_ns are complete. */
-void pipeline__close_causes(struct pipeline *pl, __u64 before_ns);
+/* Hand over the signal causes outside a syscall complete at @now_ns (sigmerge.h). */
+void pipeline__close_causes(struct pipeline *pl, __u64 now_ns);
 /* The end of the stream: every open cause and held escape. */
 void pipeline__finish(struct pipeline *pl);
 /* The seq of the first record of the oldest open signal cause, or (__u64)-1. */

@@ -8,7 +8,6 @@
 
 /* How often the records' own clock ticks the pipeline, and closes causes. */
 #define TICK_NS		1000000ULL
-#define CAUSE_QUIET_NS	10000000ULL
 #define FLUSH_EVERY	4096
 
 /* Write what is due: every record before the first of a signal cause still open. */
@@ -45,7 +44,7 @@ int replay__run(const struct replay_cfg *cfg)
 			ticked = last_ts;
 		}
 		if (!(r.count % FLUSH_EVERY)) {
-			pipeline__close_causes(cfg->pl, last_ts - CAUSE_QUIET_NS);
+			pipeline__close_causes(cfg->pl, last_ts);
 			if (flush(cfg)) {
 				ret = -1;
 				break;

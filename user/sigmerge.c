@@ -95,12 +95,19 @@ void sigmerge__add(struct sigmerge *sm, const struct pgt_signal *rec)
 	}
 }
 
-void sigmerge__flush(struct sigmerge *sm, __u64 before_ns)
+static bool complete(const struct sig_cause *c, __u64 now_ns)
+{
+	__u64 wait = c->first.expect ? SIGMERGE_COUNTED_NS : SIGMERGE_QUIET_NS;
+
+	return !now_ns || c->last_ts + wait < now_ns;
+}
+
+void sigmerge__flush(struct sigmerge *sm, __u64 now_ns)
 {
 	struct sig_cause **link = &sm->pending;
 
 	while (*link) {
-		if (!before_ns || (*link)->last_ts < before_ns)
+		if (complete(*link, now_ns))
 			emit(sm, link);
 		else
 			link = &(*link)->next;

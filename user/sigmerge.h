@@ -40,8 +40,18 @@ struct sigmerge {
 void sigmerge__init(struct sigmerge *sm, sig_cause_fn fn, void *ctx);
 /* Add a record; a complete cause is handed to the callback. */
 void sigmerge__add(struct sigmerge *sm, const struct pgt_signal *rec);
-/* Hand over causes whose last record is older than @before_ns (all if 0). */
-void sigmerge__flush(struct sigmerge *sm, __u64 before_ns);
+/*
+ * A cause whose end the kernel does not know is complete once its records
+ * stop: it is handed over SIGMERGE_QUIET_NS after its last one. A cause the
+ * kernel counted (a loop over a process group) ends with its final record;
+ * SIGMERGE_COUNTED_NS after its last, it is handed over without it (a
+ * record lost, or not reported).
+ */
+#define SIGMERGE_QUIET_NS	10000000ULL
+#define SIGMERGE_COUNTED_NS	1000000000ULL
+
+/* Hand over the causes complete at boot time @now_ns (all if 0). */
+void sigmerge__flush(struct sigmerge *sm, __u64 now_ns);
 /* The kernel seq of the first record of the oldest cause still open, or (__u64)-1. */
 __u64 sigmerge__oldest_seq(const struct sigmerge *sm);
 void sigmerge__free(struct sigmerge *sm);

@@ -543,8 +543,8 @@ static int stream(struct tracer *s)
 				break;
 			}
 		}
-		/* A cause outside a syscall is complete once its records stop. */
-		pipeline__close_causes(&s->pl, clock_ns(CLOCK_BOOTTIME) - 10000000ULL);
+		/* Hand over the signal causes outside a syscall that are complete. */
+		pipeline__close_causes(&s->pl, clock_ns(CLOCK_BOOTTIME));
 		if (verify_from)
 			serve_verify_request(s);
 		now = clock_ns(CLOCK_MONOTONIC);

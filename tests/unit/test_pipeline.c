@@ -21,6 +21,7 @@ struct seen {
 	__u32 type[16];
 	struct pgt_tty tty[16];
 	unsigned int causes;
+	unsigned int rcpts[16];	/* of each cause */
 };
 
 static void on_event(void *ctx, const struct pgt_event *ev)
@@ -37,7 +38,11 @@ static void on_event(void *ctx, const struct pgt_event *ev)
 
 static void on_cause(void *ctx, const struct sig_cause *c)
 {
-	((struct seen *)ctx)->causes++;
+	struct seen *s = ctx;
+
+	if (s->causes < 16)
+		s->rcpts[s->causes] = c->nr;
+	s->causes++;
 }
 
 static const struct pipeline_ops ops = { .event = on_event, .signal = on_cause };
@@ -154,12 +159,68 @@ static void test_steal_reported_for_the_victim(void **state)
 	model__free(m);
 }
 
+/* One ^C to a foreground group of two, at @ts: record @i of 2. */
+static void ctrl_c(struct pipeline *pl, __u64 id, __u32 expect, unsigned int i, __u64 ts)
+{
+	struct pgt_signal r = { .proc = ctx(50, 2, 0, 0, 5, "kworker/0:1"), .group_id = id,
+				.sig = 2, .scope = PGT_SCOPE_GROUP, .cause = PGT_CAUSE_TTY,
+				.target = 200, .nr = 1, .expect = expect };
+	struct pgt_event ev;
+
+	r.rcpt[0].pid = r.rcpt[0].tid = 200 + i;
+	r.rcpt[0].pgid = 200;
+	if (expect && i + 1 == expect)
+		r.flags |= PGT_SIG_FINAL;
+	as_event(&r, PGT_SIGNAL, PGT_SIGNAL_SIZE(1), ts, &ev);
+	pipeline__record(pl, &ev);
+}
+
+/*
+ * A cause the kernel counted ends with its final record, however long its
+ * loop stalls (a vCPU descheduled under TCG); one it did not count ends when
+ * its records stop; a counted one whose final record never comes is closed
+ * later.
+ */
+static void test_cause_ends(void **state)
+{
+	struct model *m = login();
+	struct seen seen = {};
+	struct pipeline pl;
+	__u64 t = 5000000000ULL;
+
+	pipeline__init(&pl, m, &ops, &seen);
+	ctrl_c(&pl, 1, 2, 0, t);
+	pipeline__close_causes(&pl, t + 50 * SIGMERGE_QUIET_NS);
+	assert_int_equal(seen.causes, 0);
+	ctrl_c(&pl, 1, 2, 1, t + 60 * SIGMERGE_QUIET_NS);
+	assert_int_equal(seen.causes, 1);
+	assert_int_equal(seen.rcpts[0], 2);
+
+	t += SIGMERGE_COUNTED_NS;
+	ctrl_c(&pl, 2, 0, 0, t);
+	pipeline__close_causes(&pl, t + SIGMERGE_QUIET_NS / 2);
+	assert_int_equal(seen.causes, 1);
+	pipeline__close_causes(&pl, t + SIGMERGE_QUIET_NS + 1);
+	assert_int_equal(seen.causes, 2);
+
+	t += SIGMERGE_COUNTED_NS;
+	ctrl_c(&pl, 3, 2, 0, t);
+	pipeline__close_causes(&pl, t + SIGMERGE_COUNTED_NS / 2);
+	assert_int_equal(seen.causes, 2);
+	pipeline__close_causes(&pl, t + SIGMERGE_COUNTED_NS + 1);
+	assert_int_equal(seen.causes, 3);
+	assert_int_equal(seen.rcpts[2], 1);
+	pipeline__free(&pl);
+	model__free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_setsid_drops_tty),
 		cmocka_unit_test(test_hangup_clears_session),
 		cmocka_unit_test(test_steal_reported_for_the_victim),
+		cmocka_unit_test(test_cause_ends),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
