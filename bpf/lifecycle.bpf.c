@@ -245,7 +245,8 @@ out:
 
 #define MAX_THREAD_SCAN	8	/* threads looked at for a live one */
 #define MAX_ANCESTORS	24	/* real_parent steps to a subreaper */
-#define MAX_ORPHANS	64	/* children reported per exiting thread */
+#define MAX_ORPHANS	64	/* children reported per exiting thread, without bpf_loop() */
+#define MAX_ORPHANS_LOOP 8192	/* the same with it */
 
 static __always_inline struct task_struct *task_of_node(struct list_head *pos, size_t off)
 {
@@ -418,12 +419,15 @@ static __always_inline void report_orphans(struct task_struct *father, bool loop
 	if (!w.reason || !w.reaper)
 		return;
 	if (loop) {
-		bpf_loop(MAX_ORPHANS, report_orphan, &w, 0);
-		return;
+		bpf_loop(MAX_ORPHANS_LOOP, report_orphan, &w, 0);
+	} else {
+		for (int i = 0; i < MAX_ORPHANS; i++)
+			if (report_orphan(i, &w))
+				break;
 	}
-	for (int i = 0; i < MAX_ORPHANS; i++)
-		if (report_orphan(i, &w))
-			break;
+	/* Children left unreported: user space re-reads the machine. */
+	if (w.pos && w.pos != w.head)
+		stat_inc(PGT_STAT_ORPHANS_CUT);
 }
 
 /*

@@ -78,6 +78,7 @@ enum pgt_stat {
 	PGT_STAT_SEQ_TAKEN,	/* sequence numbers handed out */
 	PGT_STAT_FORK_UNSEEN,	/* classic tracepoint level: a fork whose child was not found */
 	PGT_STAT_NO_STATE,	/* a syscall's per-thread state could not be stored */
+	PGT_STAT_ORPHANS_CUT,	/* an exit with more children than reported */
 	PGT_STAT_MAX,
 };
 

@@ -390,6 +390,59 @@ static int scenario_daemonize(void)
 	return 0;
 }
 
+/*
+ * A parent exits with @n children: all are adopted by us (a subreaper) at
+ * once, more than one walk of the kernel side's may report.
+ */
+static int scenario_many_orphans(int n)
+{
+	int fds[2], hold[2], i;
+	pid_t a, c;
+	char ch;
+
+	if (n < 1 || n > 4096)
+		return 2;
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0))
+		die("prctl");
+	if (pipe(fds) || pipe(hold))
+		die("pipe");
+	a = xfork();
+	if (a == 0) {
+		close(fds[0]);
+		for (i = 0; i < n; i++) {
+			c = xfork();
+			if (c == 0) {
+				/* Alive until we have been adopted and said so. */
+				close(fds[1]);
+				close(hold[1]);
+				if (read(hold[0], &ch, 1) < 0)
+					_exit(101);
+				_exit(0);
+			}
+			if (write(fds[1], &c, sizeof(c)) != sizeof(c))
+				_exit(103);
+		}
+		_exit(0);
+	}
+	close(fds[1]);
+	close(hold[0]);
+	xwait(a);
+	fprintf(facts ? facts : stderr, "{\"what\":\"many_orphans\",\"pid\":%d,\"middle\":%d,"
+		"\"children\":[", getpid(), a);
+	for (i = 0; i < n; i++) {
+		if (read(fds[0], &c, sizeof(c)) != sizeof(c))
+			die("read");
+		fprintf(facts ? facts : stderr, "%s%d", i ? "," : "", c);
+	}
+	fprintf(facts ? facts : stderr, "]}\n");
+	if (facts)
+		fflush(facts);
+	close(hold[1]);
+	while (wait(NULL) > 0)
+		;
+	return 0;
+}
+
 static pid_t thread_child, forking_tid;
 static int thread_hold[2];
 
@@ -986,6 +1039,8 @@ int main(int argc, char **argv)
 		return scenario_subreaper();
 	if (argc == 2 && !strcmp(argv[1], "daemonize"))
 		return scenario_daemonize();
+	if (argc == 3 && !strcmp(argv[1], "many_orphans"))
+		return scenario_many_orphans(atoi(argv[2]));
 	if (argc == 2 && !strcmp(argv[1], "thread_reparent"))
 		return scenario_thread_reparent();
 	if (argc == 2 && !strcmp(argv[1], "tree"))

@@ -101,6 +101,7 @@ struct tracer {
 	struct host_id host;		/* the traced machine (a replay: the recorded one) */
 	__u64 forks_unseen;		/* PGT_STAT_FORK_UNSEEN already acted on */
 	__u64 no_state;			/* PGT_STAT_NO_STATE already acted on */
+	__u64 orphans_cut;		/* PGT_STAT_ORPHANS_CUT already acted on */
 	__u64 zombies_checked_ns;	/* last audit_zombies() */
 };
 
@@ -324,6 +325,8 @@ static void check_losses(struct tracer *s)
 		    "a fork's child was not found on its parent's lists");
 	stat_missed(s, PGT_STAT_NO_STATE, &s->no_state,
 		    "a syscall's state could not be kept in the kernel; its event may be missing");
+	stat_missed(s, PGT_STAT_ORPHANS_CUT, &s->orphans_cut,
+		    "a process exited with more children than were reported as reparented");
 	s->last_loss_check_ns = now;
 }
 

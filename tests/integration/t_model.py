@@ -36,6 +36,27 @@ if t.ok(f, "daemonize: workload ran"):
         t.eq(later[0]["process"]["ppid"], f["pid"], "daemonize: the daemon's exit confirms it")
     t.ok("not " not in r.err and "predicted" not in r.err, "daemonize: no mismatch", r.err)
 
+# A parent exits with 300 children, all adopted at once. With bpf_loop()
+# every one is reported; without (before 5.17) the first 64, and the tracer
+# says that it missed the rest and re-reads the machine.
+r = run_tracer(["--json", "--"] + workload("many_orphans", "300"))
+f = r.fact("many_orphans")
+if t.ok(f and len(f[0]["children"]) == 300, "300 orphans: workload ran", r.err[-500:]):
+    f = f[0]
+    ev = [e for e in r.of("reparent") if e["process"]["pid"] == f["middle"]]
+    got = sorted(e["child"]["pid"] for e in ev)
+    cut = "more children than were reported" in r.err
+    check = json.loads(run([PGRPTRACE, "--check", "--json"]).stdout)
+    if check["features"]["bpf_loop"]:
+        t.eq(got, sorted(f["children"]), "300 orphans: each one reported")
+        t.ok(not cut, "300 orphans: none missed", r.err)
+    else:
+        t.ok(len(got) == 64 and set(got) <= set(f["children"]),
+             "300 orphans, no bpf_loop: the first 64 reported", len(got))
+        t.ok(cut, "300 orphans, no bpf_loop: the rest said to be missed", r.err)
+    t.ok(all(e["new_ppid"] == f["pid"] and e["reason"] == "subreaper" for e in ev),
+         "300 orphans: adopted by the subreaper")
+
 # A thread exits with a child: the main thread adopts it.
 r = run_tracer(["--json", "--"] + workload("thread_reparent"))
 f = r.fact("thread_reparent")
