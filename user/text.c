@@ -5,7 +5,7 @@
 #include <time.h>
 #include "format.h"
 
-#define TEXT_COLS "%-*s %-9s %-7s %-7s %-7s %-7s %-8s %-16s %s\n"
+#define TEXT_COLS "%-*s %-11s %-7s %-7s %-7s %-7s %-8s %-16s %s\n"
 
 /*
  * The TIME column: "13:08:09.123" on a terminal; with the date and the
@@ -131,8 +131,7 @@ void text__event(struct sbuf *sb, const struct fmt_ctx *fc, const struct pgt_eve
 	char sig[16];
 
 	text_time(sb, fc, h->ts_ns);
-	sbuf__printf(sb, "%-9s ", h->type == PGT_TTY ? (ev->tty->acquire ? "tty+" : "tty-")
-						      : decode__type_name(h->type));
+	sbuf__printf(sb, "%-11s ", decode__event_name(ev));
 	switch (h->type) {
 	case PGT_FORK:
 		text_proc(sb, &ev->fork->proc);
@@ -237,7 +236,7 @@ void text__lost(struct sbuf *sb, const struct fmt_ctx *fc, const struct lost_inf
 	unsigned int t;
 
 	text_time(sb, fc, li->to_ns);
-	sbuf__printf(sb, "%-9s %-7s %-7s %-7s %-7s %-8s %-16s lost %llu events", "lost", "-", "-",
+	sbuf__printf(sb, "%-11s %-7s %-7s %-7s %-7s %-8s %-16s lost %llu events", "lost", "-", "-",
 		     "-", "-", "-", "-", (unsigned long long)li->total);
 	for (t = 1; t < PGT_TYPE_MAX; t++) {
 		if (!li->by_type[t])
@@ -257,7 +256,7 @@ void text__signal(struct sbuf *sb, const struct fmt_ctx *fc, const struct sig_ca
 	unsigned int i;
 
 	text_time(sb, fc, r->hdr.ts_ns);
-	sbuf__printf(sb, "%-9s ", "signal");
+	sbuf__printf(sb, "%-11s ", "signal");
 	/*
 	 * A terminal's signal runs in a kernel worker, whose pid and groups
 	 * say nothing: the row names the tty (the JSON record keeps the worker).
@@ -315,11 +314,11 @@ static void text_login(struct sbuf *sb, const struct lineage *entry, __u32 auid,
 	sbuf__putc(sb, ']');
 }
 
-/* "ESCAPE daemonize: ppid 812 -> 1 [login 700 bash pts/0 auid 1000 ses 3]", red on a terminal. */
+/* "escape daemonize: ppid 812 -> 1 [login 700 bash pts/0 auid 1000 ses 3]", red on a terminal. */
 void text__escape(struct sbuf *sb, const struct fmt_ctx *fc, const struct escape *e)
 {
 	text_time(sb, fc, e->ts_ns);
-	sbuf__printf(sb, "%s%-9s%s ", fc->color ? "\033[1;31m" : "", "ESCAPE",
+	sbuf__printf(sb, "%s%-11s%s ", fc->color ? "\033[1;31m" : "", "escape",
 		     fc->color ? "\033[0m" : "");
 	text_proc(sb, &e->proc);
 	sbuf__printf(sb, "%s: ", escape__kind_name(e->kind));
@@ -361,7 +360,7 @@ void text__survivor(struct sbuf *sb, const struct fmt_ctx *fc, const struct mpro
 
 	memcpy(w.tty, p->ctx.tty, sizeof(w.tty));
 	text_time(sb, fc, now_ns);
-	sbuf__printf(sb, "%-9s ", "survivor");
+	sbuf__printf(sb, "%-11s ", "survivor");
 	text_proc(sb, &p->ctx);
 	sbuf__printf(sb, "born in sid %u pgid %u, now ", p->born_sid, p->born_pgid);
 	text_where(sb, &w);
@@ -373,7 +372,7 @@ void text__correction(struct sbuf *sb, const struct fmt_ctx *fc, const struct mo
 		      const struct mproc *p, __u64 now_ns)
 {
 	text_time(sb, fc, now_ns);
-	sbuf__printf(sb, "%-9s ", "correct");
+	sbuf__printf(sb, "%-11s ", "correction");
 	if (p && n->kind != NOTE_RESYNC_REMOVED) {
 		text_proc(sb, &p->ctx);
 		sbuf__puts(sb, n->kind == NOTE_RESYNC_ADDED ? "missed, added by resync (uncertain)"

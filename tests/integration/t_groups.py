@@ -3,8 +3,12 @@
 """setsid, setpgid and the subreaper flag under the real tracer, each event
 checked field by field against what the workload observed."""
 import errno
+import json
+import os
+import re
+import tempfile
 
-from harness import Tap, check_nothing_left, run_tracer, workload
+from harness import PGRPTRACE, Tap, check_nothing_left, run, run_tracer, workload
 
 t = Tap()
 
@@ -100,6 +104,25 @@ lines = r.out.splitlines()
 t.ok(lines and lines[0].split()[:4] == ["TIME", "EVENT", "PID", "PPID"], "text: header", lines[:1])
 t.ok(any(" setsid " in l and "sid " in l and "->" in l for l in lines), "text: setsid line")
 t.ok(any(" exit " in l and l.endswith("code 3") for l in lines), "text: exit code 3 line")
+
+# Text and JSON name every event alike, and the EVENT column fits each name
+# (issue 17, item 7): one recording with tty changes, signals and an escape,
+# replayed both ways, line for line; with --utc every time carries the date.
+with tempfile.TemporaryDirectory(prefix="pgt-names-") as d:
+    rec = os.path.join(d, "rec")
+    r = run_tracer(["--record", rec, "-o", os.path.join(d, "out"), "--", "sh", "-c",
+                    'setsid sh -c "exit 3" & wait; "$0" ctty', workload()[0]])
+    text = run([PGRPTRACE, "--replay", rec, "--utc"]).stdout.splitlines()
+    js = [json.loads(l) for l in run([PGRPTRACE, "--replay", rec, "--json"]).stdout.splitlines()]
+names = [e["event"] for e in js]
+t.ok({"tty_acquire", "tty_release", "foreground", "escape", "signal"} <= set(names),
+     "names: the recording has tty, foreground, signal and escape records", sorted(set(names)))
+t.eq([l.split()[1] for l in text[1:]], names, "names: text's EVENT column is JSON's event")
+dated = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z ")
+t.eq([l for l in text[1:] if not dated.match(l)], [], "names: --utc times carry the date")
+# TIME is 24 wide with --utc, EVENT 11: PID starts at 37 on every line.
+t.eq([l for l in text[1:] if l[36] != " " or l[37] == " "], [],
+     "names: every EVENT fits its column")
 
 check_nothing_left(t, "groups")
 t.done()

@@ -16,7 +16,7 @@ here = os.path.dirname(os.path.abspath(__file__))
 out = tempfile.mktemp(prefix="pgt-pty-")
 r = run_tracer(["--verify", "--json", "-o", out, "--", sys.executable,
                 os.path.join(here, "pty_session.py")], timeout=120,
-               env={"PGT_QUIET_POINTS": "1"})
+               env={"PGT_QUIET_POINTS": "1", "PGT_PTY_WIDE": "200"})
 events = [json.loads(line) for line in open(out)]
 os.unlink(out)
 validate(events)
