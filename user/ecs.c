@@ -76,11 +76,16 @@ static void ecs_host(struct jsonw *w, const struct host_id *h)
 }
 
 /* {"pid":N,"same_as_process":B} */
-static void ecs_leader(struct jsonw *w, const char *name, __u32 pid, bool same)
+static void ecs_leader(struct jsonw *w, const struct fmt_ctx *fc, const char *name, __u32 pid,
+		       bool same)
 {
+	char eid[17];
+
 	jsonw_name(w, name);
 	jsonw_start_object(w);
 	jsonw_uint_field(w, "pid", pid);
+	if (fmt__leader_id(fc, pid, !strcmp(name, "session_leader"), eid))
+		jsonw_plain_field(w, "entity_id", eid);
 	jsonw_bool_field(w, "same_as_process", same);
 	jsonw_end_object(w);
 }
@@ -204,8 +209,8 @@ static void ecs_process(struct jsonw *w, const struct fmt_ctx *fc, const struct 
 	jsonw_uint_field(w, "pid", p->ppid);
 	jsonw_end_object(w);
 	jsonw_uint_field(w, "pgid", p->pgid);
-	ecs_leader(w, "group_leader", p->pgid, p->pid == p->pgid);
-	ecs_leader(w, "session_leader", p->sid, p->pid == p->sid);
+	ecs_leader(w, fc, "group_leader", p->pgid, p->pid == p->pgid);
+	ecs_leader(w, fc, "session_leader", p->sid, p->pid == p->sid);
 	ecs_tty(w, p);
 	/* ECS user ids are strings. */
 	jsonw_name(w, "real_user");
@@ -223,6 +228,10 @@ static void ecs_process(struct jsonw *w, const struct fmt_ctx *fc, const struct 
 		if (s->entry->image && s->entry->image->exe)
 			ecs_string(w, "executable", s->entry->image->exe,
 				   strlen(s->entry->image->exe) + 1);
+		jsonw_name(w, "entry_meta");
+		jsonw_start_object(w);
+		jsonw_plain_field(w, "type", fmt__entry_type(s->entry));
+		jsonw_end_object(w);
 		jsonw_end_object(w);
 	}
 	if (s->exec)
@@ -281,6 +290,10 @@ static void ecs_event_rec(struct sbuf *sb, const struct fmt_ctx *fc, const struc
 		s.exec = ev->exec;
 	else if (h->type == PGT_EXIT)
 		s.exit = ev->exit;
+	if (s.proc) {
+		s.image = fmt__image(fc, s.proc);
+		s.entry = fmt__entry(fc, s.proc);
+	}
 	ecs_open(&w, sb, fc, &s);
 	json__event(sb, fc, ev);
 	ecs_close(sb);
@@ -289,7 +302,7 @@ static void ecs_event_rec(struct sbuf *sb, const struct fmt_ctx *fc, const struc
 static void ecs_signal(struct sbuf *sb, const struct fmt_ctx *fc, const struct sig_cause *c)
 {
 	struct ecs_subject s = { .action = "signal", .ts_ns = c->first.hdr.ts_ns,
-				 .proc = &c->first.proc };
+				 .proc = &c->first.proc, .image = c->image, .entry = c->entry };
 	struct jsonw w;
 
 	ecs_open(&w, sb, fc, &s);
@@ -324,8 +337,11 @@ static void ecs_survivor(struct sbuf *sb, const struct fmt_ctx *fc, const struct
 static void ecs_correction(struct sbuf *sb, const struct fmt_ctx *fc, const struct model_note *n,
 			   const struct mproc *p, __u64 now_ns)
 {
+	bool shown = p && n->kind != NOTE_RESYNC_REMOVED;
 	struct ecs_subject s = { .action = "correction", .ts_ns = now_ns,
-				 .proc = p && n->kind != NOTE_RESYNC_REMOVED ? &p->ctx : NULL };
+				 .proc = shown ? &p->ctx : NULL,
+				 .entry = shown ? p->entry : NULL,
+				 .image = shown && p->lineage ? p->lineage->image : NULL };
 	struct jsonw w;
 
 	ecs_open(&w, sb, fc, &s);

@@ -39,6 +39,7 @@ struct escape {
 	struct lineage *lineage;	/* the process's own link, NULL if unknown */
 	struct lineage *entry;		/* its entry leader's link, NULL if none */
 	struct image *image;		/* what it ran at the escape, NULL if unknown */
+	const char *expected;		/* the --expected rule that names it, or NULL */
 };
 
 typedef void (*escape_fn)(void *ctx, const struct escape *e);

@@ -54,7 +54,7 @@ bool filter__on_procs(const struct filter *f)
 
 bool filter__active(const struct filter *f)
 {
-	return filter__on_procs(f) || f->events;
+	return filter__on_procs(f) || f->events || f->hide_expected;
 }
 
 static bool kind_wanted(const struct filter *f, const char *kind)
@@ -135,6 +135,8 @@ bool filter__signal(const struct filter *f, const struct model *m, const struct 
 
 bool filter__escape(const struct filter *f, const struct escape *e)
 {
+	if (f->hide_expected && e->expected)
+		return false;
 	return kind_wanted(f, "escape") && filter__proc(f, &e->proc);
 }
 

@@ -62,3 +62,71 @@ void fmt__rfc3339(const struct fmt_ctx *fc, __u64 boot_ns, char *buf, size_t len
 	buf[9] = 'Z';
 	buf[10] = '\0';
 }
+
+static const struct mproc *proc_of(const struct fmt_ctx *fc, const struct pgt_proc *p)
+{
+	return fc->model ? model__proc_of(fc->model, p) : NULL;
+}
+
+const struct image *fmt__image(const struct fmt_ctx *fc, const struct pgt_proc *p)
+{
+	const struct mproc *mp = proc_of(fc, p);
+
+	return mp && mp->lineage ? mp->lineage->image : NULL;
+}
+
+const struct lineage *fmt__entry(const struct fmt_ctx *fc, const struct pgt_proc *p)
+{
+	const struct mproc *mp = proc_of(fc, p);
+
+	return mp ? mp->entry : NULL;
+}
+
+/* The file name of @path, after its last '/'. */
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+/*
+ * How a login came in, from its entry leader: the values of ECS's
+ * process.entry_leader.entry_meta.type that can be told from the process
+ * tree. A session led by init, a shell whose parent is sshd (the
+ * per-session sshd, or OpenSSH 9.8's sshd-session), a pty (a terminal
+ * emulator, tmux, su --pty), a virtual console or serial line; else
+ * "unknown".
+ */
+const char *fmt__entry_type(const struct lineage *entry)
+{
+	const struct lineage *parent = entry->parent;
+	const char *exe = parent && parent->image ? parent->image->exe : NULL;
+
+	if (entry->pid == 1)
+		return "init";
+	if (exe && (!strcmp(base_name(exe), "sshd") || !strcmp(base_name(exe), "sshd-session")))
+		return "sshd";
+	if (!entry->tty_nr)
+		return "unknown";
+	/* Unix98 ptys: majors 136-143. */
+	if (entry->tty_nr >> 8 >= 136 && entry->tty_nr >> 8 <= 143)
+		return "terminal";
+	return "console";
+}
+
+bool fmt__leader_id(const struct fmt_ctx *fc, __u32 pid, bool session, char eid[17])
+{
+	const struct msession *s = fc->model && session ? model__session(fc->model, pid) : NULL;
+	const struct mproc *mp = fc->model && pid ? model__find(fc->model, pid) : NULL;
+
+	/* A session outlives its leader; the model keeps the leader's start. */
+	if (s && s->leader_start_ns) {
+		decode__entity_id(pid, s->leader_start_ns, eid);
+		return true;
+	}
+	if (!mp)
+		return false;
+	decode__entity_id(mp->ctx.pid, mp->ctx.start_ns, eid);
+	return true;
+}

@@ -24,7 +24,21 @@ struct fmt_ctx {
 	bool utc;		/* text mode: UTC instead of local time */
 	bool dated;		/* text mode: times with the date (-o, --utc) */
 	bool color;		/* text mode: ANSI colour for escapes */
+	const struct model *model;	/* what records' processes run; NULL: unknown */
 };
+
+/* The image the model has for the process @p describes, or NULL. */
+const struct image *fmt__image(const struct fmt_ctx *fc, const struct pgt_proc *p);
+/* Its login's entry leader, or NULL. */
+const struct lineage *fmt__entry(const struct fmt_ctx *fc, const struct pgt_proc *p);
+/* How the login of @entry came in: "sshd", "terminal", "console", "init" or "unknown". */
+const char *fmt__entry_type(const struct lineage *entry);
+/*
+ * The entity id of the leader @pid of a group, or of a session (@session),
+ * if the model knows it: a group's while it lives, a session's while the
+ * session does.
+ */
+bool fmt__leader_id(const struct fmt_ctx *fc, __u32 pid, bool session, char eid[17]);
 
 /* Losses seen since the previous lost record. */
 struct lost_info {

@@ -121,6 +121,12 @@ static void json_proc_image(struct jsonw *w, const struct fmt_ctx *fc, const cha
 	jsonw_end_object(w);
 }
 
+/* A record's "process", with what the model last saw it run. */
+static void json_subject(struct jsonw *w, const struct fmt_ctx *fc, const struct pgt_proc *p)
+{
+	json_proc_image(w, fc, "process", p, fmt__image(fc, p));
+}
+
 static void json_grp(struct jsonw *w, const char *key, __u32 pgid, __u32 sid, const char *tty,
 		     __u32 tty_nr)
 {
@@ -240,7 +246,7 @@ static void json_setpgid(struct jsonw *w, const struct fmt_ctx *fc, const struct
 {
 	const struct pgt_setpgid *s = ev->setpgid;
 
-	json_proc(w, fc, "process", &s->proc);
+	json_subject(w, fc, &s->proc);
 	if (s->target_found)
 		json_proc(w, fc, "target", &s->target);
 	else
@@ -276,7 +282,7 @@ static void json_reparent_proc(struct jsonw *w, const char *key, __u32 pid, cons
 
 static void json_reparent(struct jsonw *w, const struct fmt_ctx *fc, const struct pgt_reparent *r)
 {
-	json_proc(w, fc, "process", &r->proc);
+	json_subject(w, fc, &r->proc);
 	json_reparent_proc(w, "child", r->child_pid, NULL, r->child_start_ns, r->child_comm,
 			   sizeof(r->child_comm));
 	jsonw_uint_field(w, "old_ppid", r->proc.pid);
@@ -298,21 +304,21 @@ void json__event(struct sbuf *sb, const struct fmt_ctx *fc, const struct pgt_eve
 	json_head(&w, sb, fc, &h->seq, h->ts_ns, decode__event_name(ev));
 	switch (h->type) {
 	case PGT_FORK:
-		json_proc(&w, fc, "process", &ev->fork->proc);
+		json_subject(&w, fc, &ev->fork->proc);
 		json_proc(&w, fc, "child", &ev->fork->child);
 		break;
 	case PGT_EXEC:
-		json_proc(&w, fc, "process", &ev->exec->proc);
+		json_subject(&w, fc, &ev->exec->proc);
 		json_exec(&w, ev->exec);
 		break;
 	case PGT_EXIT:
-		json_proc(&w, fc, "process", &ev->exit->proc);
+		json_subject(&w, fc, &ev->exit->proc);
 		json_exit(&w, ev->exit);
 		break;
 	case PGT_SETSID: {
 		const struct pgt_setsid *s = ev->setsid;
 
-		json_proc(&w, fc, "process", &s->proc);
+		json_subject(&w, fc, &s->proc);
 		json_grp(&w, "old", s->old.pgid, s->old.sid, s->old.tty, s->old.tty_nr);
 		if (s->ret < 0)
 			json_error(&w, s->ret);
@@ -329,7 +335,7 @@ void json__event(struct sbuf *sb, const struct fmt_ctx *fc, const struct pgt_eve
 	case PGT_TTY: {
 		const struct pgt_tty *t = ev->tty;
 
-		json_proc(&w, fc, "process", &t->proc);
+		json_subject(&w, fc, &t->proc);
 		jsonw_plain_field(&w, "how", decode__tty_how_name(t->how));
 		json_tty_name(&w, "tty", t->tty, t->tty_nr);
 		json_tty_dev(&w, t->tty_nr);
@@ -342,7 +348,7 @@ void json__event(struct sbuf *sb, const struct fmt_ctx *fc, const struct pgt_eve
 	case PGT_FOREGROUND: {
 		const struct pgt_foreground *f = ev->fg;
 
-		json_proc(&w, fc, "process", &f->proc);
+		json_subject(&w, fc, &f->proc);
 		json_tty_name(&w, "tty", f->tty, f->tty_nr);
 		jsonw_uint_field(&w, "sid", f->sid);
 		jsonw_uint_field(&w, "old_pgid", f->old_pgid);
@@ -353,13 +359,13 @@ void json__event(struct sbuf *sb, const struct fmt_ctx *fc, const struct pgt_eve
 		break;
 	}
 	case PGT_CGROUP:
-		json_proc(&w, fc, "process", &ev->cgroup->proc);
+		json_subject(&w, fc, &ev->cgroup->proc);
 		jsonw_uint_field(&w, "cgroup_id", ev->cgroup->cgroup_id);
 		jsonw_uint_field(&w, "hierarchy", ev->cgroup->hierarchy_id);
 		jsonw_untrusted(&w, "path", ev->cgroup->path, sizeof(ev->cgroup->path));
 		break;
 	case PGT_SUBREAPER:
-		json_proc(&w, fc, "process", &ev->subreaper->proc);
+		json_subject(&w, fc, &ev->subreaper->proc);
 		jsonw_bool_field(&w, "enabled", ev->subreaper->enabled);
 		if (ev->subreaper->ret < 0)
 			json_error(&w, ev->subreaper->ret);
@@ -399,7 +405,7 @@ void json__signal(struct sbuf *sb, const struct fmt_ctx *fc, const struct sig_ca
 	unsigned int i;
 
 	json_head(&w, sb, fc, &r->hdr.seq, r->hdr.ts_ns, "signal");
-	json_proc(&w, fc, "process", &r->proc);
+	json_proc_image(&w, fc, "process", &r->proc, c->image);
 	jsonw_plain_field(&w, "signal", decode__signame((int)r->sig, sig, sizeof(sig)));
 	jsonw_plain_field(&w, "scope", decode__scope_name(r->scope));
 	/* 0: a failed kill from inside a pid namespace, with no recipient to name it */
@@ -448,8 +454,10 @@ static void json_link(struct jsonw *w, const struct lineage *l, bool tty)
 	json_entity_id(w, l->pid, l->start_ns);
 	jsonw_untrusted(w, "comm", l->comm, sizeof(l->comm));
 	json_image_exe(w, l->image);
-	if (tty)
+	if (tty) {		/* an entry leader */
 		json_tty_name(w, "tty", l->tty, l->tty_nr);
+		jsonw_plain_field(w, "type", fmt__entry_type(l));
+	}
 	jsonw_end_object(w);
 }
 
@@ -493,6 +501,10 @@ void json__escape(struct sbuf *sb, const struct fmt_ctx *fc, const struct escape
 	json_where(&w, "to", &e->to);
 	if (e->detail[0])
 		jsonw_untrusted(&w, "cgroup", e->detail, sizeof(e->detail));
+	if (e->expected)	/* a rule's name: letters, digits, '.', '_', '-' */
+		jsonw_plain_field(&w, "expected", e->expected);
+	else
+		jsonw_null_field(&w, "expected");
 	json_origin(&w, e->lineage, e->entry, &e->proc);
 	json_end(&w, fc);
 }
@@ -526,7 +538,7 @@ void json__correction(struct sbuf *sb, const struct fmt_ctx *fc, const struct mo
 
 	json_head(&w, sb, fc, NULL, now_ns, "correction");
 	if (p && n->kind != NOTE_RESYNC_REMOVED)
-		json_proc(&w, fc, "process", &p->ctx);
+		json_proc_image(&w, fc, "process", &p->ctx, p->lineage ? p->lineage->image : NULL);
 	else
 		jsonw_null_field(&w, "process");
 	jsonw_uint_field(&w, "pid", n->pid);

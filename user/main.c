@@ -32,6 +32,7 @@ int main(int argc, char **argv)
 {
 	int closed = hold_stdio();
 	struct opts o;
+	int ret;
 
 	if (closed < 0)
 		return 1;	/* nowhere to say it */
@@ -40,5 +41,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "pgrptrace: standard output is closed; give -o FILE\n");
 		return 1;
 	}
-	return o.check ? check__run(&o) : trace__run(&o);
+	ret = o.check ? check__run(&o) : trace__run(&o);
+	expect__free(&o.expected);
+	return ret;
 }

@@ -127,6 +127,8 @@ static void join(struct model *m, struct mproc *p)
 		HASH_ADD(hh, m->sessions, s.sid, sizeof(n->s.sid), n);
 	}
 	n->s.members++;
+	if (p->ctx.pid == p->ctx.sid)
+		n->s.leader_start_ns = p->ctx.start_ns;
 }
 
 static void leave(struct model *m, struct mproc *p)
@@ -195,6 +197,13 @@ bool model__same_start(const struct mproc *p, __u64 start_ns)
 		return p->ctx.start_ns == start_ns;
 	tick_ns = procfs__tick_ns();
 	return p->ctx.start_ns / tick_ns == start_ns / tick_ns;
+}
+
+const struct mproc *model__proc_of(const struct model *m, const struct pgt_proc *c)
+{
+	const struct mproc *p = c->pid ? model__find(m, c->pid) : NULL;
+
+	return p && model__same_start(p, c->start_ns) ? p : NULL;
 }
 
 struct mproc *model__next_proc(const struct model *m, const struct mproc *p)
@@ -269,7 +278,7 @@ static void drop_tty(struct mproc *p)
  */
 static struct mproc *proc_update(struct model *m, const struct pgt_proc *c, __u64 ts)
 {
-	bool created;
+	bool created, moved;
 	struct mproc *p = proc_get(m, c->pid, c->start_ns, &created);
 	struct msession *s;
 	__u32 ppid;
@@ -285,7 +294,9 @@ static struct mproc *proc_update(struct model *m, const struct pgt_proc *c, __u6
 	}
 	if (!created && ts && ts < p->updated_ns)
 		return p;	/* older than what we know */
-	if (!created)
+	/* Left and joined only on a move: a session's last member keeps it. */
+	moved = created || c->sid != p->ctx.sid;
+	if (!created && moved)
 		leave(m, p);
 	/* The one conversion: every field, then the parent a prediction keeps. */
 	ppid = p->ctx.ppid;
@@ -302,8 +313,11 @@ static struct mproc *proc_update(struct model *m, const struct pgt_proc *c, __u6
 	if (c->flags & PGT_F_ZOMBIE)
 		p->zombie = true;
 	p->updated_ns = ts;
-	join(m, p);
+	if (moved)
+		join(m, p);
 	s = model__session(m, p->ctx.sid);
+	if (s && p->ctx.pid == p->ctx.sid)
+		s->leader_start_ns = p->ctx.start_ns;
 	if (s && s->released_tty && s->released_tty == p->ctx.tty_nr) {
 		drop_tty(p);
 		return p;

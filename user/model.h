@@ -69,6 +69,7 @@ struct msession {
 				   showing it were read before the kernel
 				   cleared it */
 	char tty[PGT_TTY_LEN];
+	__u64 leader_start_ns;	/* the leader's start, kept after it exits; 0 if unseen */
 };
 
 struct mtty {
@@ -188,6 +189,8 @@ void model__set_exec(struct mproc *p, const char *exe, const char *args, size_t 
 
 /* The snapshot's time for @pid, 0 if it was not in the snapshot. */
 bool model__same_start(const struct mproc *p, __u64 start_ns);
+/* The process @c describes (the same pid and start), or NULL. */
+const struct mproc *model__proc_of(const struct model *m, const struct pgt_proc *c);
 
 struct lineage *lineage__get(struct lineage *l);
 struct image *image__get(struct image *im);

@@ -57,6 +57,8 @@ enum {
 	OPT_REPLAY,
 	OPT_COMM,
 	OPT_EVENT,
+	OPT_EXPECTED,
+	OPT_HIDE_EXPECTED,
 };
 
 static const struct argp_option options[] = {
@@ -81,6 +83,10 @@ static const struct argp_option options[] = {
 	{ "verbose", 'v', NULL, 0, "Show libbpf messages (twice: debug)", 0 },
 	{ "escapes", OPT_ESCAPES, NULL, 0,
 	  "Only escapes; with a command, then where its descendants are now", 0 },
+	{ "expected", OPT_EXPECTED, "FILE", 0,
+	  "Name the escapes that FILE's rules expect (docs/expected-escapes.example)", 0 },
+	{ "hide-expected", OPT_HIDE_EXPECTED, NULL, 0,
+	  "Leave out the escapes that --expected names", 0 },
 	{ NULL, 0, NULL, 0, "Filters (the event stream and the trees):", 1 },
 	{ "uid", OPT_UID, "UID", 0, "Only processes of this uid", 1 },
 	{ "tty", OPT_TTY, "NAME", 0,
@@ -229,6 +235,12 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_ESCAPES:
 		o->escapes = true;
 		break;
+	case OPT_EXPECTED:
+		o->expected_path = arg;
+		break;
+	case OPT_HIDE_EXPECTED:
+		o->filter.hide_expected = true;
+		break;
 	case OPT_CHECK:
 		o->check = true;
 		break;
@@ -288,6 +300,17 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		if (o->filter.events && o->escapes)
 			argp_error(state, "--event and --escapes exclude each other (--escapes "
 					  "shows escapes and survivors)");
+		if (o->filter.hide_expected && !o->expected_path)
+			argp_error(state, "--hide-expected needs --expected FILE");
+		if (o->expected_path && (o->snapshot || o->tree || o->verify || o->check))
+			argp_error(state, "--expected names escapes: not with --snapshot, --tree, "
+					  "--verify or --check");
+		if (o->expected_path) {
+			char err[512];
+
+			if (expect__load(&o->expected, o->expected_path, err, sizeof(err)))
+				argp_failure(state, 2, 0, "%s", err);
+		}
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;

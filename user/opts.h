@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <linux/types.h>
+#include "expect.h"
 #include "filter.h"
 
 struct opts {
@@ -30,6 +31,8 @@ struct opts {
 	bool check;		/* --check: what this kernel offers, no tracing */
 	const char *record;	/* --record FILE: the raw records, for --replay */
 	const char *replay;	/* --replay FILE: process a recording, no BPF */
+	const char *expected_path;	/* --expected FILE */
+	struct expect_list expected;	/* its rules, read at parse time */
 };
 
 /* Parses argv into @o; exits 2 with a message on a usage error. */

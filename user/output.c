@@ -156,6 +156,11 @@ void output__set_host(struct output *o, const struct host_id *host)
 	o->fc.host = host;
 }
 
+void output__set_model(struct output *o, const struct model *m)
+{
+	o->fc.model = m;
+}
+
 void output__start(struct output *o)
 {
 	if (!o->json)

@@ -25,6 +25,8 @@ struct output *output__open(const struct output_cfg *cfg);
 void output__set_clock(struct output *o, __s64 boot_to_real_ns);
 /* The machine the records come from, on every JSON record (kept, not copied). */
 void output__set_host(struct output *o, const struct host_id *host);
+/* The model that says what records' processes run (and their logins). */
+void output__set_model(struct output *o, const struct model *m);
 /* Tracing has started: the text header goes first. */
 void output__start(struct output *o);
 void output__event(struct output *o, const struct pgt_event *ev);

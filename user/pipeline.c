@@ -14,9 +14,12 @@ static void on_cause(void *ctx, const struct sig_cause *c)
 static void on_escape(void *ctx, const struct escape *e)
 {
 	struct pipeline *pl = ctx;
+	struct escape named = *e;
 
+	/* A copy that borrows the escape's references for the call. */
+	named.expected = expect__match(pl->expect, e);
 	if (pl->ops->escape)
-		pl->ops->escape(pl->ctx, e);
+		pl->ops->escape(pl->ctx, &named);
 }
 
 void pipeline__init(struct pipeline *pl, struct model *m, const struct pipeline_ops *ops,
@@ -92,7 +95,7 @@ void pipeline__record(struct pipeline *pl, struct pgt_event *ev)
 	switch (ev->hdr->type) {
 	case PGT_SIGNAL:
 		hangup(pl, ev->signal);
-		sigmerge__add(&pl->sigs, ev->signal);
+		sigmerge__add(&pl->sigs, ev->signal, model__proc_of(pl->model, &ev->signal->proc));
 		return;
 	case PGT_TTY:
 		/* TIOCSCTTY(1) on a tty of another session steals it from all of them. */

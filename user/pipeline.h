@@ -10,6 +10,7 @@
 
 #include "decode.h"
 #include "escape.h"
+#include "expect.h"
 #include "model.h"
 #include "sigmerge.h"
 
@@ -27,6 +28,7 @@ struct pipeline {
 	struct sigmerge sigs;		/* signal causes being assembled */
 	struct escapes escapes;		/* escape detection */
 	unsigned int skip_type;		/* testing aid: this type skips the model */
+	const struct expect_list *expect;	/* --expected, or NULL */
 	const struct pipeline_ops *ops;
 	void *ctx;
 };

@@ -12,6 +12,8 @@ void sigmerge__init(struct sigmerge *sm, sig_cause_fn fn, void *ctx)
 
 static void cause_free(struct sig_cause *c)
 {
+	image__put(c->image);
+	lineage__put(c->entry);
 	free(c->rcpt);
 	free(c);
 }
@@ -40,8 +42,11 @@ static void copy_rcpts(struct sig_rcpt *to, const struct pgt_signal *rec, unsign
 	}
 }
 
-void sigmerge__add(struct sigmerge *sm, const struct pgt_signal *rec)
+void sigmerge__add(struct sigmerge *sm, const struct pgt_signal *rec,
+		   const struct mproc *sender)
 {
+	struct image *image = sender && sender->lineage ? sender->lineage->image : NULL;
+	struct lineage *entry = sender ? sender->entry : NULL;
 	unsigned int nr = rec->nr < PGT_SIG_RCPTS ? rec->nr : PGT_SIG_RCPTS;
 	struct sig_cause **link, *c;
 	struct sig_rcpt *grown;
@@ -53,6 +58,7 @@ void sigmerge__add(struct sigmerge *sm, const struct pgt_signal *rec)
 		struct sig_cause one = {
 			.first = *rec, .rcpt = rcpt, .nr = nr, .cap = PGT_SIG_RCPTS,
 			.flags = rec->flags, .ret = rec->ret, .last_ts = rec->hdr.ts_ns,
+			.image = image, .entry = entry,	/* borrowed for the call */
 		};
 
 		copy_rcpts(rcpt, rec, nr);
@@ -64,6 +70,8 @@ void sigmerge__add(struct sigmerge *sm, const struct pgt_signal *rec)
 		if (!c)
 			return;
 		c->first = *rec;
+		c->image = image ? image__get(image) : NULL;
+		c->entry = entry ? lineage__get(entry) : NULL;
 		if (!sm->tail)
 			sm->tail = &sm->pending;
 		*sm->tail = c;

@@ -9,6 +9,7 @@
 
 #include <uthash.h>
 #include "decode.h"
+#include "model.h"
 
 struct sig_rcpt {
 	__u32 pid, tid;
@@ -23,6 +24,13 @@ struct sig_cause {
 	__u32 flags;			/* PGT_SIG_* of all records */
 	__s32 ret;
 	__u64 last_ts;			/* boot time of the last record */
+	/*
+	 * What the sender ran and its login when the first record came,
+	 * counted references (an exiting sender is gone from the model by
+	 * the time its cause is complete); NULL where unknown.
+	 */
+	struct image *image;
+	struct lineage *entry;
 	struct sig_cause *next;
 	UT_hash_handle hh;		/* by first.group_id */
 };
@@ -38,8 +46,12 @@ struct sigmerge {
 };
 
 void sigmerge__init(struct sigmerge *sm, sig_cause_fn fn, void *ctx);
-/* Add a record; a complete cause is handed to the callback. */
-void sigmerge__add(struct sigmerge *sm, const struct pgt_signal *rec);
+/*
+ * Add a record, sent by @sender as the model has it (NULL if unknown); a
+ * complete cause is handed to the callback.
+ */
+void sigmerge__add(struct sigmerge *sm, const struct pgt_signal *rec,
+		   const struct mproc *sender);
 /*
  * A cause whose end the kernel does not know is complete once its records
  * stop: it is handed over SIGMERGE_QUIET_NS after its last one. A cause the

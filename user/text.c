@@ -350,6 +350,8 @@ void text__escape(struct sbuf *sb, const struct fmt_ctx *fc, const struct escape
 		break;
 	}
 	text_login(sb, e->entry, e->proc.auid, e->proc.ses);
+	if (e->expected)
+		sbuf__printf(sb, " (expected: %s)", e->expected);
 	sbuf__putc(sb, '\n');
 }
 

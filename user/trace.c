@@ -593,9 +593,11 @@ static int session_open(struct tracer *s, const struct output_cfg *ocfg)
 	if (!s->model || !s->out)
 		return -1;
 	output__set_host(s->out, &s->host);
+	output__set_model(s->out, s->model);
 	model__set_note_fn(s->model, on_note, s);
 	pipeline__init(&s->pl, s->model, &to_output, s);
 	s->pl.skip_type = skip_type();
+	s->pl.expect = &s->opts->expected;
 	return 0;
 }
 

@@ -13,29 +13,36 @@
 #include <stdlib.h>
 #include <string.h>
 #include "decode.h"
+#include "ecs.h"
 #include "format.h"
 #include "pipeline.h"
 #include "tree.h"
 
 static struct sbuf out;
-static const struct fmt_ctx fc = { .boot_to_real_ns = 1700000000LL * 1000000000LL };
+/* The model is set for each input: the process objects look it up. */
+static struct fmt_ctx fc = { .boot_to_real_ns = 1700000000LL * 1000000000LL };
+static struct expect_list rules;
+static const char rules_text[] = "[any-sh]\ncomm = sh*\n[uid0]\nuid = 0\nkind = setsid pgrp\n";
 
 static void on_cause(void *ctx, const struct sig_cause *c)
 {
 	json__signal(&out, &fc, c);
 	text__signal(&out, &fc, c);
+	ecs_formatter.signal(&out, &fc, c);
 }
 
 static void on_escape(void *ctx, const struct escape *e)
 {
 	json__escape(&out, &fc, e);
 	text__escape(&out, &fc, e);
+	ecs_formatter.escape(&out, &fc, e);
 }
 
 static void on_event(void *ctx, const struct pgt_event *ev)
 {
 	json__event(&out, &fc, ev);
 	text__event(&out, &fc, ev);
+	ecs_formatter.event(&out, &fc, ev);
 }
 
 static const struct pipeline_ops ops = {
@@ -54,9 +61,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	__u64 aligned[1024];
 	unsigned int n = 0;
 
+	char err[128];
+
 	if (!m)
 		return 0;
+	if (!rules.nr && expect__parse(&rules, rules_text, "fuzz", err, sizeof(err)))
+		abort();
+	fc.model = m;
 	pipeline__init(&pl, m, &ops, NULL);
+	pl.expect = &rules;
 	while (size >= 3) {
 		unsigned int type = data[0];
 		size_t len = (size_t)data[1] | (size_t)data[2] << 8, rec;
@@ -101,6 +114,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	pipeline__finish(&pl);
 	tree__render(m, &to, &out);
 	pipeline__free(&pl);
+	fc.model = NULL;
 	model__free(m);
 	sbuf__free(&out);
 	return 0;

@@ -113,4 +113,17 @@ dates = [d["@timestamp"] for d in docs] + [d["process"]["start"] for d in docs i
 t.ok(all(re.match(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{9}Z$", x) for x in dates),
      "dates in ISO 8601 UTC", [x for x in dates if not re.match(r"^\d{4}-", x)][:3])
 t.ok(all(d.get("host", {}).get("boot", {}).get("id") for d in docs), "host.boot.id on every document")
+# What ran, on every document (issue 17): each document of sh, setsid or
+# sleep says its executable and args, whatever the record (a fork's child
+# runs the forker's until it execs).
+ran = [d for d in docs if d.get("process", {}).get("name") in ("sh", "sleep", "setsid")]
+t.ok(len({d["event"]["action"] for d in ran}) >= 5 and
+     all(d["process"].get("executable") and d["process"].get("args") for d in ran),
+     "process.executable and .args on every document of sh, setsid and sleep",
+     [(d["event"]["action"], d["process"]["name"]) for d in ran
+      if not (d["process"].get("executable") and d["process"].get("args"))][:5])
+t.ok(all(d["process"]["session_leader"].get("entity_id") for d in ran
+         if d["event"]["action"] != "survivor" and d["process"]["session_leader"]["pid"] > 1),
+     "process.session_leader.entity_id where the leader is alive")
+
 t.done()

@@ -11,7 +11,7 @@ import shutil
 import sys
 import tempfile
 
-from harness import Tap, check_nothing_left, run, run_tracer, workload
+from harness import PGRPTRACE, Tap, check_nothing_left, run, run_tracer, workload
 
 t = Tap()
 here = os.path.dirname(os.path.abspath(__file__))
@@ -63,6 +63,40 @@ if t.eq(len(ss), 1, "setsid -f: one setsid escape"):
     t.ok(s and s[0]["process"]["args"] == ["sleep", mark] and
          s[0]["process"]["executable"] == os.path.realpath(shutil.which("sleep")),
          "setsid -f: the survivor says what it runs now", s and s[0]["process"])
+
+# Expected escapes (issue 17, item 6): a rule that names the setsid escape
+# of setsid(1) by its kind and executable, and nothing else.
+top = os.path.dirname(os.path.dirname(here))
+with tempfile.TemporaryDirectory(prefix="pgt-expect-") as d:
+    rules = os.path.join(d, "rules")
+    with open(rules, "w") as f:
+        f.write("# setsid(1)'s own session\n[setsid-tool]\nkind = setsid\n"
+                "executable = %s\n" % os.path.realpath(shutil.which("setsid")))
+    mark2 = "%d.25" % (100000 + os.getpid())
+    cmd = ["--", "sh", "-c", "setsid -f sleep %s; until pgrep -fx 'sleep %s' >/dev/null; "
+           "do sleep 0.01; done" % (mark2, mark2)]
+    r = run_tracer(["--escapes", "--json", "--expected", rules] + cmd)
+    named = {e["kind"]: e["expected"] for e in escapes(r)}
+    t.eq(named, {"setsid": "setsid-tool", "daemonize": None},
+         "--expected: the setsid escape is named by its rule, the daemonize not")
+    r = run_tracer(["--escapes", "--json", "--expected", rules, "--hide-expected"] + cmd)
+    t.eq(sorted(e["kind"] for e in escapes(r)), ["daemonize"],
+         "--hide-expected: the named escape is left out, the other kept")
+    r = run_tracer(["--escapes", "--expected", rules] + cmd)
+    t.ok(any(" setsid: " in l and l.endswith(" (expected: setsid-tool)")
+             for l in r.out.splitlines()), "--expected: text says which rule", r.out)
+    with open(rules, "a") as f:
+        f.write("[second]\nkind = setsid\nexecutabel = /bin/sh\n")
+    r = run([PGRPTRACE, "--escapes", "--expected", rules, "--", "true"])
+    t.eq((r.returncode, r.stdout), (2, ""), "--expected: a bad rule file exits 2 before tracing")
+    t.ok("rules:7: unknown key 'executabel'" in r.stderr, "--expected: the message names "
+         "the file and line", r.stderr)
+    r = run([PGRPTRACE, "--hide-expected", "--", "true"])
+    t.ok(r.returncode == 2 and "--hide-expected needs --expected" in r.stderr,
+         "--hide-expected alone is a usage error", (r.returncode, r.stderr))
+r = run_tracer(["--escapes", "--expected", os.path.join(top, "docs/expected-escapes.example"),
+                "--", "true"])
+t.eq((r.rc, r.err), (0, ""), "--expected: the example file in docs/ is read")
 
 # A setsid 40 generations down: the lineage is cut at 32, and says so; one
 # generation down, it is whole (issue 14, item 10). Both exit at once, while
@@ -275,6 +309,53 @@ elif t.eq(r.rc, 0, "ssh login: sshd ran and the login succeeded") and r.fact("lo
           if (e.get("origin", {}).get("entry_leader") or {}).get("pid") == outer["pid"] and
           e["process"]["comm"] in ("sleep", "setsid", "bash")], [],
          "ssh login: nothing of the inner logins is credited to the outer one")
+    types = {e["origin"]["entry_leader"]["pid"]: e["origin"]["entry_leader"]["type"]
+             for e in ss if e["origin"]["entry_leader"]}
+    t.eq(types, {f["pid"]: "sshd", f["nested"]: "sshd", f["tmux"]: "terminal",
+                 f["su"]: "terminal"},
+         "ssh login: each login's type: sshd for the ssh logins, terminal for the ptys")
+
+# The same logins in ECS (issue 17): a command run in the ssh login is a
+# document with what ran, where, in which login and on which host, and
+# every document of the login's processes names the login.
+r = run_tracer(["--ecs", "--", sys.executable, os.path.join(here, "ssh_login.py")],
+               timeout=120 * int(os.environ.get("PGT_TIME_SCALE", "1")))
+if r.rc == 77:
+    t.skip("ssh login, ecs: Session View fields", r.err.strip().splitlines()[-1])
+elif t.eq(r.rc, 0, "ssh login, ecs: the login succeeded") and r.fact("login"):
+    f = r.fact("login")[0]
+    docs = [d for d in r.events if d.get("process")]
+    # From the login shell's exec on: that is when the session becomes a login.
+    shell = [d["event"]["sequence"] for d in docs if d["event"]["action"] == "exec" and
+             d["process"]["pid"] == f["pid"]]
+    in_login = [d for d in docs if d["process"]["session_leader"]["pid"] == f["pid"] and
+                shell and d["event"]["sequence"] > shell[-1]]
+    execs = [d for d in in_login if d["event"]["action"] == "exec" and
+             d["process"]["name"] == "setsid"]
+    if t.ok(execs, "ssh login, ecs: setsid's exec in the login"):
+        p = execs[0]["process"]
+        want = {"executable": os.path.realpath(shutil.which("setsid")),
+                "working_directory": True, "args0": "setsid",
+                "entry_leader": (f["pid"], "sshd"), "host": True}
+        got = {"executable": p.get("executable"),
+               "working_directory": bool(p.get("working_directory")),
+               "args0": (p.get("args") or [None])[0],
+               "entry_leader": ((p.get("entry_leader") or {}).get("pid"),
+                                ((p.get("entry_leader") or {}).get("entry_meta") or {}).get("type")),
+               "host": bool(execs[0].get("host", {}).get("name") and
+                            execs[0]["host"].get("id") and execs[0]["host"].get("boot", {}).get("id"))}
+        t.eq(got, want, "ssh login, ecs: process.executable, .args, .working_directory, "
+             ".entry_leader (sshd) and host.*")
+        eid = p.get("entry_leader", {}).get("entity_id")
+        t.ok(eid, "ssh login, ecs: the entry leader has an entity id", p.get("entry_leader"))
+        missing = [(d["event"]["action"], d["process"]["pid"], d["process"]["name"])
+                   for d in in_login if (d["process"].get("entry_leader") or {}).get("entity_id")
+                   != eid]
+        t.eq(missing, [], "ssh login, ecs: every document of the login's session names "
+             "the same entry leader")
+        t.eq([(d["event"]["action"], d["process"]["pid"]) for d in in_login
+              if not d["process"]["session_leader"].get("entity_id")], [],
+             "ssh login, ecs: and its session leader's entity id")
 
 # Hostile names: every mode keeps one record per line, and the bytes come back.
 names = ["new\nline", "\x1b[2J\x1b[H", "q\"uo'te", "back\\slash", b"\xff\xfe\x80bad",
