@@ -10,6 +10,7 @@
 #include "sbuf.h"
 
 #define EV_JOB_CONTROL	(1U << 0)	/* a shell's job control: not an escape */
+#define EV_DERIVED	(1U << 1)	/* made by user space from another record, its cause */
 
 /* A validated record; the pointers alias the ring-buffer memory. */
 struct pgt_event {

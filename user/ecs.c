@@ -76,15 +76,19 @@ static void ecs_host(struct jsonw *w, const struct host_id *h)
 }
 
 /* {"pid":N,"same_as_process":B} */
-static void ecs_leader(struct jsonw *w, const struct fmt_ctx *fc, const char *name, __u32 pid,
-		       bool same)
+/* A leader of @p's: itself, or the process the model knows by @pid. */
+static void ecs_leader(struct jsonw *w, const struct fmt_ctx *fc, const char *name,
+		       const struct pgt_proc *p, __u32 pid)
 {
+	bool same = p->pid == pid;
 	char eid[17];
 
 	jsonw_name(w, name);
 	jsonw_start_object(w);
 	jsonw_uint_field(w, "pid", pid);
-	if (fmt__leader_id(fc, pid, !strcmp(name, "session_leader"), eid))
+	if (same)
+		decode__entity_id(p->pid, p->start_ns, eid);
+	if (same || fmt__leader_id(fc, pid, !strcmp(name, "session_leader"), eid))
 		jsonw_plain_field(w, "entity_id", eid);
 	jsonw_bool_field(w, "same_as_process", same);
 	jsonw_end_object(w);
@@ -209,8 +213,8 @@ static void ecs_process(struct jsonw *w, const struct fmt_ctx *fc, const struct 
 	jsonw_uint_field(w, "pid", p->ppid);
 	jsonw_end_object(w);
 	jsonw_uint_field(w, "pgid", p->pgid);
-	ecs_leader(w, fc, "group_leader", p->pgid, p->pid == p->pgid);
-	ecs_leader(w, fc, "session_leader", p->sid, p->pid == p->sid);
+	ecs_leader(w, fc, "group_leader", p, p->pgid);
+	ecs_leader(w, fc, "session_leader", p, p->sid);
 	ecs_tty(w, p);
 	/* ECS user ids are strings. */
 	jsonw_name(w, "real_user");

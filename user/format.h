@@ -17,6 +17,12 @@
  * output replaces with the record's number when its turn comes.
  */
 #define PGT_JSON_SEQ_AT		(sizeof("{\"schema\":2,\"seq\":") - 1)
+/*
+ * A derived record's "cause_seq" placeholder, after "kseq": the first such
+ * bytes of the line, since no string member comes before them (and an
+ * escaped string cannot hold them).
+ */
+#define PGT_JSON_CAUSE_KEY	"\"cause_seq\":0,"
 
 struct fmt_ctx {
 	__s64 boot_to_real_ns;	/* CLOCK_REALTIME - CLOCK_BOOTTIME at start */

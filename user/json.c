@@ -152,8 +152,13 @@ static void json_error(struct jsonw *w, int ret)
  * kernel record's number, null for records made in user space (lost,
  * survivor, correction).
  */
+/*
+ * A record's first members. A derived record (@derived: an escape, a tty
+ * change the kernel made) also gets "cause_seq", a placeholder the output
+ * fills with the seq of the record it comes from (PGT_JSON_CAUSE_KEY).
+ */
 static void json_head(struct jsonw *w, struct sbuf *sb, const struct fmt_ctx *fc,
-		      const __u64 *kseq, __u64 ts, const char *event)
+		      const __u64 *kseq, __u64 ts, const char *event, bool derived)
 {
 	char when[64];
 
@@ -167,6 +172,8 @@ static void json_head(struct jsonw *w, struct sbuf *sb, const struct fmt_ctx *fc
 		jsonw_uint_field(w, "kseq", *kseq);
 	else
 		jsonw_null_field(w, "kseq");
+	if (derived)
+		jsonw_uint_field(w, "cause_seq", 0);
 	jsonw_plain_field(w, "time", when);
 	jsonw_plain_field(w, "event", event);
 }
@@ -301,7 +308,7 @@ void json__event(struct sbuf *sb, const struct fmt_ctx *fc, const struct pgt_eve
 	const struct pgt_hdr *h = ev->hdr;
 	struct jsonw w;
 
-	json_head(&w, sb, fc, &h->seq, h->ts_ns, decode__event_name(ev));
+	json_head(&w, sb, fc, &h->seq, h->ts_ns, decode__event_name(ev), ev->notes & EV_DERIVED);
 	switch (h->type) {
 	case PGT_FORK:
 		json_subject(&w, fc, &ev->fork->proc);
@@ -380,7 +387,7 @@ void json__lost(struct sbuf *sb, const struct fmt_ctx *fc, const struct lost_inf
 	char from[64];
 	unsigned int t;
 
-	json_head(&w, sb, fc, NULL, li->to_ns, "lost");
+	json_head(&w, sb, fc, NULL, li->to_ns, "lost", false);
 	fmt__rfc3339(fc, li->from_ns, from, sizeof(from));
 	jsonw_null_field(&w, "process");
 	jsonw_name(&w, "lost");
@@ -404,7 +411,7 @@ void json__signal(struct sbuf *sb, const struct fmt_ctx *fc, const struct sig_ca
 	char sig[16];
 	unsigned int i;
 
-	json_head(&w, sb, fc, &r->hdr.seq, r->hdr.ts_ns, "signal");
+	json_head(&w, sb, fc, &r->hdr.seq, r->hdr.ts_ns, "signal", false);
 	json_proc_image(&w, fc, "process", &r->proc, c->image);
 	jsonw_plain_field(&w, "signal", decode__signame((int)r->sig, sig, sizeof(sig)));
 	jsonw_plain_field(&w, "scope", decode__scope_name(r->scope));
@@ -494,7 +501,7 @@ void json__escape(struct sbuf *sb, const struct fmt_ctx *fc, const struct escape
 {
 	struct jsonw w;
 
-	json_head(&w, sb, fc, &e->seq, e->ts_ns, "escape");
+	json_head(&w, sb, fc, &e->seq, e->ts_ns, "escape", true);
 	jsonw_plain_field(&w, "kind", escape__kind_name(e->kind));
 	json_proc_image(&w, fc, "process", &e->proc, e->image);
 	json_where(&w, "from", &e->from);
@@ -514,7 +521,7 @@ void json__survivor(struct sbuf *sb, const struct fmt_ctx *fc, const struct mpro
 {
 	struct jsonw w;
 
-	json_head(&w, sb, fc, NULL, now_ns, "survivor");
+	json_head(&w, sb, fc, NULL, now_ns, "survivor", false);
 	json_proc_image(&w, fc, "process", &p->ctx, p->lineage ? p->lineage->image : NULL);
 	jsonw_name(&w, "born");
 	jsonw_start_object(&w);
@@ -536,7 +543,7 @@ void json__correction(struct sbuf *sb, const struct fmt_ctx *fc, const struct mo
 {
 	struct jsonw w;
 
-	json_head(&w, sb, fc, NULL, now_ns, "correction");
+	json_head(&w, sb, fc, NULL, now_ns, "correction", false);
 	if (p && n->kind != NOTE_RESYNC_REMOVED)
 		json_proc_image(&w, fc, "process", &p->ctx, p->lineage ? p->lineage->image : NULL);
 	else

@@ -22,9 +22,27 @@
  * are in one buffer (held_bytes), their entries in one array by key: a
  * malloc per line cost a third of a replay's time.
  */
+enum line_role {
+	LINE_CAUSE,		/* a record of its own, which derived ones may name */
+	LINE_DERIVED,		/* made from the record with its key: written after it */
+	LINE_LATE,		/* made in user space without a kernel record */
+};
+
 struct held_line {
 	__u64 key;
 	size_t off, len;	/* in held_bytes */
+	enum line_role role;
+};
+
+/*
+ * The seqs of the latest records written (LINE_CAUSE lines, JSON), for a
+ * derived record to name its cause's: an escape is written up to a second
+ * after its event.
+ */
+#define WRITTEN_MAX	8192
+
+struct written {
+	__u64 key, seq;
 };
 
 struct output {
@@ -45,6 +63,8 @@ struct output {
 	__u64 hold_from;	/* lines with a key from here on wait */
 	__u64 last_key;		/* the newest key: where keyless records go */
 	__u64 next_seq;		/* the seq of the next record written */
+	struct written *written;	/* a ring of WRITTEN_MAX, newest at written_at - 1 */
+	size_t written_at, nwritten;
 };
 
 /*
@@ -171,7 +191,7 @@ void output__start(struct output *o)
  * The line formatted at @off of held_bytes, up to its end, into the queue
  * by key; most lines come in order and go at the tail.
  */
-static void output__commit_line(struct output *o, __u64 key, size_t off)
+static void output__commit_line(struct output *o, __u64 key, size_t off, enum line_role role)
 {
 	struct held_line *h;
 	size_t i;
@@ -193,10 +213,13 @@ static void output__commit_line(struct output *o, __u64 key, size_t off)
 	}
 	if (key > o->last_key)
 		o->last_key = key;
-	for (i = o->nheld; i > 0 && o->held[i - 1].key > key; i--)
+	/* After the lines of lower keys; a record before what was derived from it. */
+	for (i = o->nheld; i > 0 && (o->held[i - 1].key > key ||
+				     (o->held[i - 1].key == key && role == LINE_CAUSE &&
+				      o->held[i - 1].role == LINE_DERIVED)); i--)
 		;
 	memmove(&o->held[i + 1], &o->held[i], (o->nheld - i) * sizeof(*o->held));
-	o->held[i] = (struct held_line){ key, off, o->held_bytes.len - off };
+	o->held[i] = (struct held_line){ key, off, o->held_bytes.len - off, role };
 	o->nheld++;
 }
 
@@ -208,52 +231,111 @@ static void output__pend(struct output *o, const char *buf, size_t len)
 	sbuf__put(&o->pending, buf, len);
 }
 
-/*
- * @len bytes of @buf with the record's seq spliced in where the placeholder
- * "0" at @at stands.
- */
-static void put_numbered(struct sbuf *to, const char *buf, size_t len, size_t at, __u64 seq)
+/* One placeholder "0" of a line, at @at, and what replaces it. */
+struct splice {
+	size_t at;
+	__u64 value;
+	bool null;
+};
+
+/* @len bytes of @buf into @to with the placeholders of @sp (in order) replaced. */
+static void put_spliced(struct sbuf *to, const char *buf, size_t len, const struct splice *sp,
+			unsigned int n)
 {
-	sbuf__put(to, buf, at);
-	sbuf__put_u64(to, seq);
-	sbuf__put(to, buf + at + 1, len - at - 1);
+	size_t from = 0;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		sbuf__put(to, buf + from, sp[i].at - from);
+		if (sp[i].null)
+			sbuf__puts(to, "null");
+		else
+			sbuf__put_u64(to, sp[i].value);
+		from = sp[i].at + 1;
+	}
+	sbuf__put(to, buf + from, len - from);
+}
+
+/* The seq of the latest record written with @key, if it is still known. */
+static bool cause_seq(const struct output *o, __u64 key, __u64 *seq)
+{
+	size_t i, at;
+
+	for (i = 0; i < o->nwritten; i++) {
+		at = (o->written_at + WRITTEN_MAX - 1 - i) % WRITTEN_MAX;
+		if (o->written[at].key == key) {
+			*seq = o->written[at].seq;
+			return true;
+		}
+	}
+	return false;
+}
+
+static void remember(struct output *o, __u64 key, __u64 seq)
+{
+	if (!o->written) {
+		o->written = calloc(WRITTEN_MAX, sizeof(*o->written));
+		if (!o->written)
+			return;		/* derived records then say null */
+	}
+	o->written[o->written_at] = (struct written){ key, seq };
+	o->written_at = (o->written_at + 1) % WRITTEN_MAX;
+	if (o->nwritten < WRITTEN_MAX)
+		o->nwritten++;
 }
 
 /*
  * A line's turn: its seq spliced in where the placeholder "0" after
- * {"schema":2,"seq": stands (with --ecs, also after "sequence":), then into
- * the next write.
+ * {"schema":2,"seq": stands (with --ecs, also after "sequence":), a derived
+ * record's cause's seq (or null) where its "cause_seq" placeholder stands,
+ * then into the next write.
  */
-static void output__emit(struct output *o, const char *buf, size_t len)
+static void output__emit(struct output *o, const struct held_line *h)
 {
 	static const char native[] = ECS_NATIVE_KEY "{\"schema\":2,\"seq\":";
-	const char *ecs_seq, *rec;
-	size_t at;
+	const char *buf = o->held_bytes.buf + h->off, *ecs_seq, *rec, *cause;
+	struct splice sp[3] = {};
+	size_t len = h->len;
+	unsigned int n = 0;
+	__u64 seq = o->next_seq;
 
-	if (o->json && o->pending.len + len + 40 > OUT_BATCH)	/* 40: two seqs' digits */
+	if (o->json && o->pending.len + len + 60 > OUT_BATCH)	/* 60: three numbers' digits */
 		output__flush_pending(o);
 	if (!o->json) {
 		output__pend(o, buf, len);
 		return;
 	}
-	if (!o->ecs) {
-		put_numbered(&o->pending, buf, len, PGT_JSON_SEQ_AT, o->next_seq++);
-		return;
+	if (o->ecs) {
+		/* Keys of ours: no escaped string can hold them. */
+		ecs_seq = memmem(buf, len, ECS_SEQ_KEY, sizeof(ECS_SEQ_KEY) - 1);
+		rec = memmem(buf, len, native, sizeof(native) - 1);
+		if (!ecs_seq || !rec || rec < ecs_seq) {
+			o->err = o->err ?: -EINVAL;	/* not a document ecs.c wrote */
+			return;
+		}
+		sp[n++] = (struct splice){ (size_t)(ecs_seq - buf) + sizeof(ECS_SEQ_KEY) - 1, seq,
+					   false };
+		sp[n++] = (struct splice){ (size_t)(rec - buf) + sizeof(ECS_NATIVE_KEY) - 1 +
+					   PGT_JSON_SEQ_AT, seq, false };
+	} else {
+		rec = buf;
+		sp[n++] = (struct splice){ PGT_JSON_SEQ_AT, seq, false };
 	}
-	/* Keys of ours: no escaped string can hold them. */
-	ecs_seq = memmem(buf, len, ECS_SEQ_KEY, sizeof(ECS_SEQ_KEY) - 1);
-	rec = memmem(buf, len, native, sizeof(native) - 1);
-	if (!ecs_seq || !rec || rec < ecs_seq) {
-		o->err = o->err ?: -EINVAL;	/* not a document ecs.c wrote */
-		return;
+	if (h->role == LINE_DERIVED) {
+		cause = memmem(rec, len - (size_t)(rec - buf), PGT_JSON_CAUSE_KEY,
+			       sizeof(PGT_JSON_CAUSE_KEY) - 1);
+		if (!cause) {
+			o->err = o->err ?: -EINVAL;	/* not a record json.c wrote */
+			return;
+		}
+		sp[n].at = (size_t)(cause - buf) + sizeof(PGT_JSON_CAUSE_KEY) - 3;
+		sp[n].null = !cause_seq(o, h->key, &sp[n].value);
+		n++;
 	}
-	at = (size_t)(ecs_seq - buf) + sizeof(ECS_SEQ_KEY) - 1;
-	sbuf__put(&o->pending, buf, at);
-	sbuf__put_u64(&o->pending, o->next_seq);
-	buf += at + 1;
-	len -= at + 1;
-	at = (size_t)(rec - buf) + sizeof(ECS_NATIVE_KEY) - 1 + PGT_JSON_SEQ_AT;
-	put_numbered(&o->pending, buf, len, at, o->next_seq++);
+	put_spliced(&o->pending, buf, len, sp, n);
+	if (h->role == LINE_CAUSE)
+		remember(o, h->key, seq);
+	o->next_seq++;
 }
 
 /*
@@ -267,7 +349,7 @@ static void output__release(struct output *o, __u64 before)
 
 	for (n = 0; n < o->nheld && o->held[n].key < before; n++)
 		if (!o->err)
-			output__emit(o, o->held_bytes.buf + o->held[n].off, o->held[n].len);
+			output__emit(o, &o->held[n]);
 	if (!n)
 		return;
 	o->nheld -= n;
@@ -312,7 +394,8 @@ void output__event(struct output *o, const struct pgt_event *ev)
 		return;
 	off = o->held_bytes.len;
 	o->fmt->event(&o->held_bytes, &o->fc, ev);
-	output__commit_line(o, ev->hdr->seq, off);
+	output__commit_line(o, ev->hdr->seq, off,
+			    ev->notes & EV_DERIVED ? LINE_DERIVED : LINE_CAUSE);
 }
 
 void output__signal(struct output *o, const struct sig_cause *c)
@@ -323,7 +406,7 @@ void output__signal(struct output *o, const struct sig_cause *c)
 		return;
 	off = o->held_bytes.len;
 	o->fmt->signal(&o->held_bytes, &o->fc, c);
-	output__commit_line(o, c->first.hdr.seq, off);
+	output__commit_line(o, c->first.hdr.seq, off, LINE_CAUSE);
 }
 
 void output__escape(struct output *o, const struct escape *e)
@@ -334,7 +417,7 @@ void output__escape(struct output *o, const struct escape *e)
 		return;
 	off = o->held_bytes.len;
 	o->fmt->escape(&o->held_bytes, &o->fc, e);
-	output__commit_line(o, e->seq, off);
+	output__commit_line(o, e->seq, off, LINE_DERIVED);
 }
 
 void output__survivor(struct output *o, const struct mproc *p, __u64 now_ns)
@@ -345,7 +428,7 @@ void output__survivor(struct output *o, const struct mproc *p, __u64 now_ns)
 		return;
 	off = o->held_bytes.len;
 	o->fmt->survivor(&o->held_bytes, &o->fc, p, now_ns);
-	output__commit_line(o, o->last_key, off);
+	output__commit_line(o, o->last_key, off, LINE_LATE);
 }
 
 void output__correction(struct output *o, const struct model_note *n, const struct mproc *p,
@@ -357,7 +440,7 @@ void output__correction(struct output *o, const struct model_note *n, const stru
 		return;
 	off = o->held_bytes.len;
 	o->fmt->correction(&o->held_bytes, &o->fc, n, p, now_ns);
-	output__commit_line(o, o->last_key, off);
+	output__commit_line(o, o->last_key, off, LINE_LATE);
 }
 
 void output__lost(struct output *o, const struct lost_info *li)
@@ -368,7 +451,7 @@ void output__lost(struct output *o, const struct lost_info *li)
 		return;
 	off = o->held_bytes.len;
 	o->fmt->lost(&o->held_bytes, &o->fc, li);
-	output__commit_line(o, o->last_key, off);
+	output__commit_line(o, o->last_key, off, LINE_LATE);
 }
 
 /*
@@ -450,5 +533,6 @@ void output__close(struct output *o)
 	sbuf__free(&o->held_bytes);
 	sbuf__free(&o->spare);
 	free(o->held);
+	free(o->written);
 	free(o);
 }

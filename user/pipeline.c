@@ -56,7 +56,7 @@ static void derived_tty(struct pipeline *pl, const struct pgt_hdr *cause,
 			const char *tty, bool session_wide)
 {
 	struct pgt_tty t = {};
-	struct pgt_event ev = { .hdr = &t.hdr, .tty = &t };
+	struct pgt_event ev = { .hdr = &t.hdr, .tty = &t, .notes = EV_DERIVED };
 
 	t.hdr = *cause;
 	t.hdr.type = PGT_TTY;

@@ -118,6 +118,17 @@ names = [e["event"] for e in js]
 t.ok({"tty_acquire", "tty_release", "foreground", "escape", "signal"} <= set(names),
      "names: the recording has tty, foreground, signal and escape records", sorted(set(names)))
 t.eq([l.split()[1] for l in text[1:]], names, "names: text's EVENT column is JSON's event")
+# Each escape and derived tty record names the record it comes from, written
+# before it with the same kseq (issue 17, item 4).
+bynum = {e["seq"]: e for e in js}
+derived = [e for e in js if "cause_seq" in e]
+t.ok({"escape", "tty_release"} <= {e["event"] for e in derived} and
+     all(e["event"] in ("escape", "tty_release", "tty_acquire") for e in derived),
+     "cause_seq: on escapes and derived tty records", [e["event"] for e in derived])
+t.eq([(e["seq"], e["event"], e["cause_seq"]) for e in derived
+      if e["cause_seq"] is None or e["cause_seq"] >= e["seq"] or
+      bynum[e["cause_seq"]]["kseq"] != e["kseq"] or "cause_seq" in bynum[e["cause_seq"]]], [],
+     "cause_seq: each names an earlier record of its kseq")
 dated = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z ")
 t.eq([l for l in text[1:] if not dated.match(l)], [], "names: --utc times carry the date")
 # TIME is 24 wide with --utc, EVENT 11: PID starts at 37 on every line.

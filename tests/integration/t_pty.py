@@ -98,6 +98,17 @@ t.ok(hup and hup[0]["scope"] == "session" and [x["pid"] for x in hup[0]["recipie
 t.ok(ev("signal", signal="SIGCONT", cause="hangup"), "hangup: and SIGCONT")
 rel = [e for e in ev("tty_release", how="hangup") if e["sid"] == bash]
 t.ok(rel and rel[0]["session_wide"], "hangup: the session loses its tty")
+# A derived record names the record it comes from (issue 17, item 4), which
+# is written before it: the hangup's tty_release names the SIGHUP.
+bynum = {e["seq"]: e for e in events}
+if rel and hup:
+    t.eq((rel[0].get("cause_seq"), rel[0]["kseq"]), (hup[0]["seq"], hup[0]["kseq"]),
+         "cause_seq: the hangup's tty_release names the SIGHUP record")
+derived = [e for e in events if "cause_seq" in e]
+t.eq([(e["seq"], e["event"], e["cause_seq"]) for e in derived
+      if e["cause_seq"] is None or e["cause_seq"] >= e["seq"] or
+      bynum[e["cause_seq"]]["kseq"] != e["kseq"] or "cause_seq" in bynum[e["cause_seq"]]], [],
+     "cause_seq: every derived record names an earlier record of its kseq, not a derived one")
 survivor = facts["survivor"]["pids"] + facts["hangup_fg"]["pids"]
 t.ok(len(facts["survivor"]["pids"]) == 1 and len(facts["hangup_fg"]["pids"]) == 1,
      "hangup: a job in the background and one in the foreground", survivor)
