@@ -37,7 +37,7 @@ struct siggrp {
 	__s32 first;	/* the first recipient's tgid */
 	__u32 seen;	/* recipients so far */
 	__u32 expect;	/* recipients the kernel's loop reaches, 0 if unknown */
-	__u32 __pad;
+	__u32 sent;	/* a record of it went out */
 };
 
 /* The longest process group whose kill_pgrp() is counted ahead. */
@@ -368,9 +368,10 @@ static __always_inline bool pgrp_loop(__u32 cause, __u32 scope)
  * comes (a 1 kHz timer's SIGALRMs, interrupts landing on the same task).
  *
  * A group's loop is counted at its first signal, and lasts until that many
- * have come: time plays no part, so a vCPU that the host deschedules
- * mid-loop (common under qemu's TCG) does not split it. It ends early at a
- * repeat of its first recipient: the kernel walks the group's list in the
+ * have come: a pause between two recipients does not end it, so a vCPU that
+ * the host deschedules mid-loop (common under qemu's TCG) does not split it;
+ * only a pause of a second does (as user space gives up on it). It ends
+ * early at a repeat of its first recipient: the kernel walks the group's list in the
  * same order each time, so that is the next operation, after a recipient
  * this program did not see.
  *
@@ -384,8 +385,10 @@ static __always_inline bool same_operation(const struct siggrp *g, struct task_s
 	if (!g || g->sig != (__u32)sig || g->cause != cause || scope == PGT_SCOPE_PROCESS ||
 	    g->last == rtgid)
 		return false;
+	/* Within a second: a loop that lost a recipient does not swallow the next. */
 	if (g->expect)
-		return g->target == target && g->seen < g->expect && g->first != rtgid;
+		return g->target == target && g->seen < g->expect && g->first != rtgid &&
+		       now - g->ts <= 1000000000;
 	return now - g->ts <= 1000000 ||
 	       ((BPF_CORE_READ(cur, flags) & PF_EXITING) && g->target == target);
 }
@@ -399,7 +402,7 @@ static __always_inline int handle_signal(int sig, int code, struct task_struct *
 	struct sigacc *a;
 	struct siggrp *g, ng = {};
 	__s32 target, rtgid;
-	bool fatal;
+	bool fatal, final, wanted;
 	__u64 now;
 
 	if (!signal_mode)
@@ -433,27 +436,44 @@ static __always_inline int handle_signal(int sig, int code, struct task_struct *
 	 */
 	now = bpf_ktime_get_boot_ns();
 	rtgid = BPF_CORE_READ(t, tgid);
-	g = bpf_map_lookup_elem(&siggrp, &tid);
-	if (!same_operation(g, cur, sig, cause, scope, target, rtgid, now)) {
+	if (scope == PGT_SCOPE_PROCESS) {
+		/* Never part of an operation: the one in flight keeps its entry. */
 		ng.id = pgt_next(&sig_group_next);
-		ng.sig = sig;
-		ng.cause = cause;
-		ng.target = target;
-		ng.first = rtgid;
-		ng.expect = pgrp_loop(cause, scope) ? pgrp_size(t) : 0;
-		bpf_map_update_elem(&siggrp, &tid, &ng, BPF_ANY);
+		g = &ng;
+	} else {
 		g = bpf_map_lookup_elem(&siggrp, &tid);
-		if (!g)
-			return 0;
+		if (!same_operation(g, cur, sig, cause, scope, target, rtgid, now)) {
+			ng.id = pgt_next(&sig_group_next);
+			ng.sig = sig;
+			ng.cause = cause;
+			ng.target = target;
+			ng.first = rtgid;
+			ng.expect = pgrp_loop(cause, scope) ? pgrp_size(t) : 0;
+			bpf_map_update_elem(&siggrp, &tid, &ng, BPF_ANY);
+			g = bpf_map_lookup_elem(&siggrp, &tid);
+			if (!g)
+				return 0;
+		}
+		/* Checked before the branches join: not arithmetic on a maybe-NULL. */
+		barrier_var(g);
 	}
 	g->ts = now;
 	g->last = rtgid;
 	g->seen++;
-	if (!tgid_wanted(BPF_CORE_READ(cur, tgid)) && !tgid_wanted(rtgid))
+	final = g->expect && g->seen == g->expect;
+	wanted = tgid_wanted(BPF_CORE_READ(cur, tgid)) || tgid_wanted(rtgid);
+	/*
+	 * The last of a counted operation whose earlier records went out
+	 * ends it even when this recipient is not reported (pgrptrace
+	 * itself, in the foreground group it runs a command in): a record
+	 * without recipients.
+	 */
+	if (!wanted && !(final && g->sent))
 		return 0;
 	e = pgt_reserve(PGT_SIGNAL, PGT_SIGNAL_SIZE(1));
 	if (!e)
 		return 0;
+	g->sent = 1;
 	fill_proc(&e->proc, cur);
 	e->group_id = g->id;
 	e->sig = sig;
@@ -461,13 +481,15 @@ static __always_inline int handle_signal(int sig, int code, struct task_struct *
 	e->cause = cause;
 	e->target = target;
 	e->code = code;
-	e->nr = 1;
 	e->expect = g->expect;
-	if (fatal)
-		e->flags |= PGT_SIG_FATAL;
-	if (g->expect && g->seen == g->expect)
+	if (final)
 		e->flags |= PGT_SIG_FINAL;
-	add_rcpt(e, 0, t, result);
+	if (wanted) {
+		e->nr = 1;
+		if (fatal)
+			e->flags |= PGT_SIG_FATAL;
+		add_rcpt(e, 0, t, result);
+	}
 	if (tty)
 		read_tty(tty, &e->tty_nr, e->tty);
 	pgt_submit(e);

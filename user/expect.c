@@ -72,6 +72,8 @@ static int parse_kinds(struct parser *p, char *v, __u32 *kinds)
 				       "tty_drop, outlived_login, cgroup, pidns)", tok);
 		*kinds |= 1U << k;
 	}
+	if (!*kinds)
+		return fail(p, "'kind' names no kind");
 	return 0;
 }
 

@@ -102,6 +102,7 @@ const char *fmt__entry_type(const struct lineage *entry)
 {
 	const struct lineage *parent = entry->parent;
 	const char *exe = parent && parent->image ? parent->image->exe : NULL;
+	unsigned int major, minor;
 
 	if (entry->pid == 1)
 		return "init";
@@ -110,7 +111,8 @@ const char *fmt__entry_type(const struct lineage *entry)
 	if (!entry->tty_nr)
 		return "unknown";
 	/* Unix98 ptys: majors 136-143. */
-	if (entry->tty_nr >> 8 >= 136 && entry->tty_nr >> 8 <= 143)
+	decode__tty_dev(entry->tty_nr, &major, &minor);
+	if (major >= 136 && major <= 143)
 		return "terminal";
 	return "console";
 }

@@ -213,10 +213,10 @@ static void output__commit_line(struct output *o, __u64 key, size_t off, enum li
 	}
 	if (key > o->last_key)
 		o->last_key = key;
-	/* After the lines of lower keys; a record before what was derived from it. */
+	/* After the lines of lower keys; a record before the others of its key. */
 	for (i = o->nheld; i > 0 && (o->held[i - 1].key > key ||
 				     (o->held[i - 1].key == key && role == LINE_CAUSE &&
-				      o->held[i - 1].role == LINE_DERIVED)); i--)
+				      o->held[i - 1].role != LINE_CAUSE)); i--)
 		;
 	memmove(&o->held[i + 1], &o->held[i], (o->nheld - i) * sizeof(*o->held));
 	o->held[i] = (struct held_line){ key, off, o->held_bytes.len - off, role };

@@ -109,6 +109,7 @@ static void test_refused(void **state)
 		{ "[a]\nexe = /bin/sh\n", "x:2: unknown key 'exe'" },
 		{ "[a]\ncomm =\n", "x:2: 'comm' has no value" },
 		{ "[a]\ncomm sh\n", "x:2: expected '[name]' or 'key = value'" },
+		{ "[a]\ncomm = x\nkind = ,\n", "x:3: 'kind' names no kind" },
 	};
 	struct expect_list l;
 	char err[256];

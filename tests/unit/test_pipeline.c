@@ -210,6 +210,21 @@ static void test_cause_ends(void **state)
 	pipeline__close_causes(&pl, t + SIGMERGE_COUNTED_NS + 1);
 	assert_int_equal(seen.causes, 3);
 	assert_int_equal(seen.rcpts[2], 1);
+
+	/* Its last recipient not reported (pgrptrace itself): a final record without one. */
+	t += 2 * SIGMERGE_COUNTED_NS;
+	ctrl_c(&pl, 4, 2, 0, t);
+	{
+		struct pgt_signal r = { .proc = ctx(50, 2, 0, 0, 5, "kworker/0:1"), .group_id = 4,
+					.sig = 2, .scope = PGT_SCOPE_GROUP, .cause = PGT_CAUSE_TTY,
+					.target = 200, .nr = 0, .expect = 2, .flags = PGT_SIG_FINAL };
+		struct pgt_event ev;
+
+		as_event(&r, PGT_SIGNAL, PGT_SIGNAL_SIZE(1), t + 1000, &ev);
+		pipeline__record(&pl, &ev);
+	}
+	assert_int_equal(seen.causes, 4);
+	assert_int_equal(seen.rcpts[3], 1);
 	pipeline__free(&pl);
 	model__free(m);
 }
