@@ -44,6 +44,9 @@ static __always_inline int handle_fork(struct task_struct *parent, struct task_s
 		return 0;
 	fill_proc(&e->proc, parent);
 	fill_proc(&e->child, child);
+	/* A child shares its forker's css_set unless it was born elsewhere. */
+	if (BPF_CORE_READ(child, cgroups) != BPF_CORE_READ(parent, cgroups))
+		e->child.flags |= PGT_F_OWN_CGROUP;
 	pgt_submit(e);
 	return 0;
 }

@@ -90,6 +90,8 @@ enum pgt_stat {
 #define PGT_F_HAS_TTY		(1U << 4)	/* signal->tty != NULL */
 #define PGT_F_ZOMBIE		(1U << 6)	/* exit_state set (snapshot) */
 #define PGT_F_KTHREAD		(1U << 7)	/* PF_KTHREAD */
+/* fork's child: born in cgroups other than its forker's (clone3's CLONE_INTO_CGROUP) */
+#define PGT_F_OWN_CGROUP	(1U << 8)
 
 #define PGT_ID_UNSET		0xffffffffU	/* loginuid/sessionid when unset */
 

@@ -22,6 +22,7 @@
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <linux/sched.h>
 
 static FILE *facts;
 
@@ -982,6 +983,36 @@ static int scenario_storm(void)
 }
 
 /* Processes with names a tracer must not choke on, each leaving its session. */
+/*
+ * A child born straight into the cgroup @dir (clone3's CLONE_INTO_CGROUP,
+ * 5.7 and later), waiting there to be killed by the test.
+ */
+static int scenario_into_cgroup(const char *dir)
+{
+	struct clone_args ca = { .exit_signal = SIGCHLD };
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	long pid;
+
+	if (fd < 0) {
+		perror(dir);
+		return 1;
+	}
+	ca.flags = CLONE_INTO_CGROUP;
+	ca.cgroup = (__u64)fd;
+	pid = syscall(SYS_clone3, &ca, sizeof(ca));
+	if (pid < 0) {
+		fact("{\"into_cgroup\":null,\"errno\":%d}", errno);
+		return 0;
+	}
+	if (pid == 0) {
+		for (;;)
+			pause();
+	}
+	fact("{\"into_cgroup\":%ld}", pid);
+	xwait((pid_t)pid);
+	return 0;
+}
+
 static int scenario_hostile(void)
 {
 	static const char *const names[] = {
@@ -1055,6 +1086,8 @@ int main(int argc, char **argv)
 		return scenario_ctty();
 	if (argc == 2 && !strcmp(argv[1], "orphan"))
 		return scenario_orphan();
+	if (argc == 3 && !strcmp(argv[1], "into_cgroup"))
+		return scenario_into_cgroup(argv[2]);
 	if (argc == 2 && !strcmp(argv[1], "hostile"))
 		return scenario_hostile();
 	if (argc == 2 && !strcmp(argv[1], "hang"))

@@ -23,6 +23,7 @@ struct ecs_subject {
 	const struct pgt_exec *exec;	/* an exec: the executable */
 	const struct image *image;	/* else what the process runs, where known */
 	const struct pgt_exit *exit;	/* an exit: its code */
+	const struct pcgroup *cg;	/* its cgroup, where known */
 };
 
 static const char *event_type(const char *action)
@@ -211,6 +212,8 @@ static void ecs_process(struct jsonw *w, const struct fmt_ctx *fc, const struct 
 	jsonw_name(w, "parent");
 	jsonw_start_object(w);
 	jsonw_uint_field(w, "pid", p->ppid);
+	if (fmt__leader_id(fc, p->ppid, false, eid))
+		jsonw_plain_field(w, "entity_id", eid);
 	jsonw_end_object(w);
 	jsonw_uint_field(w, "pgid", p->pgid);
 	ecs_leader(w, fc, "group_leader", p, p->pgid);
@@ -232,9 +235,20 @@ static void ecs_process(struct jsonw *w, const struct fmt_ctx *fc, const struct 
 		if (s->entry->image && s->entry->image->exe)
 			ecs_string(w, "executable", s->entry->image->exe,
 				   strlen(s->entry->image->exe) + 1);
+		fmt__rfc3339(fc, s->entry->start_ns, when, sizeof(when));
+		jsonw_plain_field(w, "start", when);
+		jsonw_bool_field(w, "same_as_process", s->entry->pid == p->pid &&
+							 s->entry->start_ns == p->start_ns);
 		jsonw_name(w, "entry_meta");
 		jsonw_start_object(w);
 		jsonw_plain_field(w, "type", fmt__entry_type(s->entry));
+		if (s->entry->remote) {
+			jsonw_name(w, "source");
+			jsonw_start_object(w);
+			/* ECS reuses only source.ip here; the port is in the native record. */
+			jsonw_plain_field(w, "ip", s->entry->remote->ip);
+			jsonw_end_object(w);
+		}
 		jsonw_end_object(w);
 		jsonw_end_object(w);
 	}
@@ -269,6 +283,14 @@ static void ecs_open(struct jsonw *w, struct sbuf *sb, const struct fmt_ctx *fc,
 		ecs_host(w, fc->host);
 	if (s->proc)
 		ecs_process(w, fc, s);
+	if (s->cg && s->cg->container[0]) {
+		jsonw_name(w, "container");
+		jsonw_start_object(w);
+		jsonw_plain_field(w, "id", s->cg->container);
+		if (s->cg->runtime)
+			jsonw_plain_field(w, "runtime", s->cg->runtime);
+		jsonw_end_object(w);
+	}
 	jsonw_name(w, "pgrptrace");
 	jsonw__sep(w);
 }
@@ -295,8 +317,12 @@ static void ecs_event_rec(struct sbuf *sb, const struct fmt_ctx *fc, const struc
 	else if (h->type == PGT_EXIT)
 		s.exit = ev->exit;
 	if (s.proc) {
-		s.image = fmt__image(fc, s.proc);
-		s.entry = fmt__entry(fc, s.proc);
+		struct proc_view v;
+
+		fmt__proc_view(fc, s.proc, &v);
+		s.image = v.image;
+		s.entry = v.entry;
+		s.cg = v.cg;
 	}
 	ecs_open(&w, sb, fc, &s);
 	json__event(sb, fc, ev);
@@ -306,7 +332,8 @@ static void ecs_event_rec(struct sbuf *sb, const struct fmt_ctx *fc, const struc
 static void ecs_signal(struct sbuf *sb, const struct fmt_ctx *fc, const struct sig_cause *c)
 {
 	struct ecs_subject s = { .action = "signal", .ts_ns = c->first.hdr.ts_ns,
-				 .proc = &c->first.proc, .image = c->image, .entry = c->entry };
+				 .proc = &c->first.proc, .image = c->image, .entry = c->entry,
+				 .cg = c->cg };
 	struct jsonw w;
 
 	ecs_open(&w, sb, fc, &s);
@@ -317,7 +344,7 @@ static void ecs_signal(struct sbuf *sb, const struct fmt_ctx *fc, const struct s
 static void ecs_escape(struct sbuf *sb, const struct fmt_ctx *fc, const struct escape *e)
 {
 	struct ecs_subject s = { .action = "escape", .ts_ns = e->ts_ns, .proc = &e->proc,
-				 .entry = e->entry, .image = e->image };
+				 .entry = e->entry, .image = e->image, .cg = e->cg };
 	struct jsonw w;
 
 	ecs_open(&w, sb, fc, &s);
@@ -329,7 +356,7 @@ static void ecs_survivor(struct sbuf *sb, const struct fmt_ctx *fc, const struct
 			 __u64 now_ns)
 {
 	struct ecs_subject s = { .action = "survivor", .ts_ns = now_ns, .proc = &p->ctx,
-				 .entry = p->entry,
+				 .entry = p->entry, .cg = p->cg,
 				 .image = p->lineage ? p->lineage->image : NULL };
 	struct jsonw w;
 
@@ -344,7 +371,7 @@ static void ecs_correction(struct sbuf *sb, const struct fmt_ctx *fc, const stru
 	bool shown = p && n->kind != NOTE_RESYNC_REMOVED;
 	struct ecs_subject s = { .action = "correction", .ts_ns = now_ns,
 				 .proc = shown ? &p->ctx : NULL,
-				 .entry = shown ? p->entry : NULL,
+				 .entry = shown ? p->entry : NULL, .cg = shown ? p->cg : NULL,
 				 .image = shown && p->lineage ? p->lineage->image : NULL };
 	struct jsonw w;
 

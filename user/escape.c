@@ -114,6 +114,8 @@ static void bind(struct escape *e, const struct mproc *p)
 {
 	e->lineage = p ? lineage__get(p->lineage) : NULL;
 	e->entry = p ? lineage__get(p->entry) : NULL;
+	e->entry_inferred = !p || p->entry_inferred;
+	e->cg = p ? pcgroup__get(p->cg) : NULL;
 	e->image = p && p->lineage ? image__get(p->lineage->image) : NULL;
 }
 
@@ -122,6 +124,8 @@ static void unbind(struct escape *e)
 	lineage__put(e->lineage);
 	lineage__put(e->entry);
 	image__put(e->image);
+	pcgroup__put(e->cg);
+	e->cg = NULL;
 	e->lineage = e->entry = NULL;
 	e->image = NULL;
 }

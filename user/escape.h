@@ -38,6 +38,8 @@ struct escape {
 	 */
 	struct lineage *lineage;	/* the process's own link, NULL if unknown */
 	struct lineage *entry;		/* its entry leader's link, NULL if none */
+	bool entry_inferred;		/* as mproc's */
+	struct pcgroup *cg;		/* its cgroup at the escape, NULL if unknown */
 	struct image *image;		/* what it ran at the escape, NULL if unknown */
 	const char *expected;		/* the --expected rule that names it, or NULL */
 };

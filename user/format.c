@@ -82,6 +82,22 @@ const struct lineage *fmt__entry(const struct fmt_ctx *fc, const struct pgt_proc
 	return mp ? mp->entry : NULL;
 }
 
+void fmt__proc_view(const struct fmt_ctx *fc, const struct pgt_proc *p, struct proc_view *v)
+{
+	const struct mproc *mp = proc_of(fc, p);
+
+	v->image = mp && mp->lineage ? mp->lineage->image : NULL;
+	v->entry = mp ? mp->entry : NULL;
+	v->known = mp != NULL;
+	v->entry_inferred = mp && mp->entry_inferred;
+	v->cg = mp ? mp->cg : NULL;
+}
+
+const struct login_remote *fmt__entry_remote(const struct lineage *entry)
+{
+	return entry ? entry->remote : NULL;
+}
+
 /* The file name of @path, after its last '/'. */
 static const char *base_name(const char *path)
 {

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
-/* The output formats: aligned text lines, JSON Lines (schema 2), ECS documents. */
+/* The output formats: aligned text lines, JSON Lines (schema 3), ECS documents. */
 #ifndef __FORMAT_H
 #define __FORMAT_H
 
@@ -11,12 +11,13 @@
 #include "escape.h"
 #include "host.h"
 
-#define PGT_SCHEMA_VERSION	2
+#define PGT_SCHEMA_VERSION	3
 /*
- * A JSON record starts {"schema":2,"seq":0, the 0 a placeholder that the
+ * A JSON record starts {"schema":3,"seq":0, the 0 a placeholder that the
  * output replaces with the record's number when its turn comes.
  */
-#define PGT_JSON_SEQ_AT		(sizeof("{\"schema\":2,\"seq\":") - 1)
+#define PGT_JSON_HEAD		"{\"schema\":3,\"seq\":"
+#define PGT_JSON_SEQ_AT		(sizeof(PGT_JSON_HEAD) - 1)
 /*
  * A derived record's "cause_seq" placeholder, after "kseq": the first such
  * bytes of the line, since no string member comes before them (and an
@@ -37,6 +38,24 @@ struct fmt_ctx {
 const struct image *fmt__image(const struct fmt_ctx *fc, const struct pgt_proc *p);
 /* Its login's entry leader, or NULL. */
 const struct lineage *fmt__entry(const struct fmt_ctx *fc, const struct pgt_proc *p);
+
+/*
+ * What the model adds to a process object: what it runs and its login.
+ * A record that outlives its process in the model (a signal's sender, an
+ * escape) holds its own references; others look them up.
+ */
+struct proc_view {
+	const struct image *image;	/* NULL: unknown */
+	const struct lineage *entry;	/* NULL: none, or unknown */
+	bool known;			/* the model knows the process */
+	bool entry_inferred;		/* entry read from the tree, not seen */
+	const struct pcgroup *cg;	/* NULL: unknown */
+};
+
+/* The view the model has of @p now. */
+void fmt__proc_view(const struct fmt_ctx *fc, const struct pgt_proc *p, struct proc_view *v);
+/* An sshd login's client, from @entry's environment at its start, or NULL. */
+const struct login_remote *fmt__entry_remote(const struct lineage *entry);
 /* How the login of @entry came in: "sshd", "terminal", "console", "init" or "unknown". */
 const char *fmt__entry_type(const struct lineage *entry);
 /*

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* JSON Lines, schema 2: see docs/events.md. */
+/* JSON Lines, schema 3: see docs/events.md. */
 #include <string.h>
 #include "format.h"
 #include "jsonw.h"
@@ -55,8 +55,103 @@ static void json_entity_id(struct jsonw *w, __u32 pid, __u64 start_ns)
 	jsonw_plain_field(w, "entity_id", eid);
 }
 
+/* "executable", or null where unknown. */
+static void json_image_exe(struct jsonw *w, const struct image *im)
+{
+	if (im && im->exe)
+		jsonw_untrusted(w, "executable", im->exe, strlen(im->exe) + 1);
+	else
+		jsonw_null_field(w, "executable");
+}
+
+/* {"pid", "entity_id"} of a process the record names by pid: null where unknown. */
+static void json_ref(struct jsonw *w, const struct fmt_ctx *fc, const char *key,
+		     const struct pgt_proc *p, __u32 pid, bool session)
+{
+	char eid[17];
+
+	jsonw_name(w, key);
+	jsonw_start_object(w);
+	jsonw_uint_field(w, "pid", pid);
+	if (pid == p->pid)
+		json_entity_id(w, p->pid, p->start_ns);
+	else if (fmt__leader_id(fc, pid, session, eid))
+		jsonw_plain_field(w, "entity_id", eid);
+	else
+		jsonw_null_field(w, "entity_id");
+	jsonw_end_object(w);
+}
+
+/* "remote": an sshd login's client, or null. */
+static void json_remote(struct jsonw *w, const struct lineage *entry)
+{
+	const struct login_remote *r = fmt__entry_remote(entry);
+
+	if (!r) {
+		jsonw_null_field(w, "remote");
+		return;
+	}
+	jsonw_name(w, "remote");
+	jsonw_start_object(w);
+	jsonw_plain_field(w, "ip", r->ip);	/* checked by inet_pton() */
+	jsonw_uint_field(w, "port", r->port);
+	jsonw_end_object(w);
+}
+
+/* An entry leader: the process that started a login, and how the login came in. */
+static void json_entry(struct jsonw *w, const struct fmt_ctx *fc, const struct lineage *l)
+{
+	char start[64];
+
+	fmt__rfc3339(fc, l->start_ns, start, sizeof(start));
+	jsonw_start_object(w);
+	jsonw_uint_field(w, "pid", l->pid);
+	json_entity_id(w, l->pid, l->start_ns);
+	jsonw_untrusted(w, "comm", l->comm, sizeof(l->comm));
+	json_image_exe(w, l->image);
+	json_tty_name(w, "tty", l->tty, l->tty_nr);
+	jsonw_uint_field(w, "start_ns", l->start_ns);
+	jsonw_plain_field(w, "start", start);
+	jsonw_plain_field(w, "type", fmt__entry_type(l));
+	json_remote(w, l);
+	jsonw_end_object(w);
+}
+
+/* "cgroup" (the unified hierarchy's) and "container": null where unknown or none. */
+static void json_cgroup(struct jsonw *w, const struct pcgroup *cg)
+{
+	if (cg && (cg->v2[0] || cg->id)) {
+		jsonw_name(w, "cgroup");
+		jsonw_start_object(w);
+		if (cg->id)
+			jsonw_uint_field(w, "id", cg->id);
+		else
+			jsonw_null_field(w, "id");
+		if (cg->v2[0])	/* names any user with a delegated subtree can choose */
+			jsonw_untrusted(w, "path", cg->v2, strlen(cg->v2) + 1);
+		else
+			jsonw_null_field(w, "path");
+		jsonw_end_object(w);
+	} else {
+		jsonw_null_field(w, "cgroup");
+	}
+	if (cg && cg->container[0]) {
+		jsonw_name(w, "container");
+		jsonw_start_object(w);
+		jsonw_plain_field(w, "id", cg->container);	/* 64 hex digits */
+		if (cg->runtime)
+			jsonw_plain_field(w, "runtime", cg->runtime);
+		else
+			jsonw_null_field(w, "runtime");
+		jsonw_end_object(w);
+	} else {
+		jsonw_null_field(w, "container");
+	}
+}
+
 /* The hottest formatting there is. */
-static void json_proc_fields(struct jsonw *w, const struct fmt_ctx *fc, const struct pgt_proc *p)
+static void json_proc_fields(struct jsonw *w, const struct fmt_ctx *fc, const struct pgt_proc *p,
+			     const struct proc_view *v)
 {
 	char start[64];
 
@@ -76,40 +171,34 @@ static void json_proc_fields(struct jsonw *w, const struct fmt_ctx *fc, const st
 	json_entity_id(w, p->pid, p->start_ns);
 	jsonw_uint_field(w, "ns_pid", p->ns_pid);
 	jsonw_uint_field(w, "pidns", p->pidns_ino);
-	jsonw_bool_field(w, "session_leader", p->flags & PGT_F_SESSION_LEADER);
-	jsonw_bool_field(w, "group_leader", p->flags & PGT_F_GROUP_LEADER);
 	jsonw_bool_field(w, "subreaper", p->flags & PGT_F_IS_SUBREAPER);
-}
-
-static void json_proc(struct jsonw *w, const struct fmt_ctx *fc, const char *key,
-		      const struct pgt_proc *p)
-{
-	jsonw_name(w, key);
-	jsonw_start_object(w);
-	json_proc_fields(w, fc, p);
-	jsonw_end_object(w);
-}
-
-/* "executable", or null where unknown. */
-static void json_image_exe(struct jsonw *w, const struct image *im)
-{
-	if (im && im->exe)
-		jsonw_untrusted(w, "executable", im->exe, strlen(im->exe) + 1);
+	json_ref(w, fc, "parent", p, p->ppid, false);
+	json_ref(w, fc, "group_leader", p, p->pgid, false);
+	json_ref(w, fc, "session_leader", p, p->sid, true);
+	jsonw_name(w, "entry_leader");
+	if (v->entry)
+		json_entry(w, fc, v->entry);
 	else
-		jsonw_null_field(w, "executable");
+		jsonw_null(w);
+	if (v->known)
+		jsonw_bool_field(w, "entry_leader_inferred", v->entry_inferred);
+	else
+		jsonw_null_field(w, "entry_leader_inferred");
+	json_cgroup(w, v->cg);
 }
 
 /* A process object with what it runs as last seen: its executable and arguments. */
 static void json_proc_image(struct jsonw *w, const struct fmt_ctx *fc, const char *key,
-			    const struct pgt_proc *p, const struct image *im)
+			    const struct pgt_proc *p, const struct proc_view *v)
 {
+	const struct image *im = v->image;
 	struct span args[PGT_ARGS_SHOWN];
 	bool more = false;
 	size_t n;
 
 	jsonw_name(w, key);
 	jsonw_start_object(w);
-	json_proc_fields(w, fc, p);
+	json_proc_fields(w, fc, p, v);
 	json_image_exe(w, im);
 	if (im && im->args) {
 		n = decode__split_args(im->args, im->args_len, args, PGT_ARGS_SHOWN, &more);
@@ -121,10 +210,20 @@ static void json_proc_image(struct jsonw *w, const struct fmt_ctx *fc, const cha
 	jsonw_end_object(w);
 }
 
-/* A record's "process", with what the model last saw it run. */
+/* A process object (@key) with what the model last saw it run. */
+static void json_proc(struct jsonw *w, const struct fmt_ctx *fc, const char *key,
+		      const struct pgt_proc *p)
+{
+	struct proc_view v;
+
+	fmt__proc_view(fc, p, &v);
+	json_proc_image(w, fc, key, p, &v);
+}
+
+/* A record's "process". */
 static void json_subject(struct jsonw *w, const struct fmt_ctx *fc, const struct pgt_proc *p)
 {
-	json_proc_image(w, fc, "process", p, fmt__image(fc, p));
+	json_proc(w, fc, "process", p);
 }
 
 static void json_grp(struct jsonw *w, const char *key, __u32 pgid, __u32 sid, const char *tty,
@@ -164,7 +263,7 @@ static void json_head(struct jsonw *w, struct sbuf *sb, const struct fmt_ctx *fc
 
 	jsonw_init(w, sb);
 	fmt__rfc3339(fc, ts, when, sizeof(when));
-	_Static_assert(PGT_SCHEMA_VERSION == 2, "PGT_JSON_SEQ_AT assumes one digit");
+	_Static_assert(PGT_SCHEMA_VERSION == 3, "PGT_JSON_HEAD names the version");
 	jsonw_start_object(w);
 	jsonw_uint_field(w, "schema", PGT_SCHEMA_VERSION);
 	jsonw_uint_field(w, "seq", 0);
@@ -412,7 +511,9 @@ void json__signal(struct sbuf *sb, const struct fmt_ctx *fc, const struct sig_ca
 	unsigned int i;
 
 	json_head(&w, sb, fc, &r->hdr.seq, r->hdr.ts_ns, "signal", false);
-	json_proc_image(&w, fc, "process", &r->proc, c->image);
+	json_proc_image(&w, fc, "process", &r->proc, &(struct proc_view){
+		.image = c->image, .entry = c->entry, .known = c->known,
+		.entry_inferred = c->entry_inferred, .cg = c->cg });
 	jsonw_plain_field(&w, "signal", decode__signame((int)r->sig, sig, sizeof(sig)));
 	jsonw_plain_field(&w, "scope", decode__scope_name(r->scope));
 	/* 0: a failed kill from inside a pid namespace, with no recipient to name it */
@@ -453,24 +554,20 @@ static void json_where(struct jsonw *w, const char *key, const struct escape_whe
 
 #define LINEAGE_MAX	32
 
-/* A link of a lineage: pid, entity id, comm (and the tty, for an entry leader). */
-static void json_link(struct jsonw *w, const struct lineage *l, bool tty)
+/* A link of a lineage: pid, entity id, comm, executable. */
+static void json_link(struct jsonw *w, const struct lineage *l)
 {
 	jsonw_start_object(w);
 	jsonw_uint_field(w, "pid", l->pid);
 	json_entity_id(w, l->pid, l->start_ns);
 	jsonw_untrusted(w, "comm", l->comm, sizeof(l->comm));
 	json_image_exe(w, l->image);
-	if (tty) {		/* an entry leader */
-		json_tty_name(w, "tty", l->tty, l->tty_nr);
-		jsonw_plain_field(w, "type", fmt__entry_type(l));
-	}
 	jsonw_end_object(w);
 }
 
 /* The login a process descends from, and the ancestors up to it. */
-static void json_origin(struct jsonw *w, const struct lineage *self, const struct lineage *entry,
-			const struct pgt_proc *c)
+static void json_origin(struct jsonw *w, const struct fmt_ctx *fc, const struct lineage *self,
+			const struct lineage *entry, const struct pgt_proc *c)
 {
 	const struct lineage *l;
 	int n;
@@ -479,7 +576,7 @@ static void json_origin(struct jsonw *w, const struct lineage *self, const struc
 	jsonw_start_object(w);
 	jsonw_name(w, "entry_leader");
 	if (entry)
-		json_link(w, entry, true);
+		json_entry(w, fc, entry);
 	else
 		jsonw_null(w);
 	json_id_or_null(w, "auid", c->auid);
@@ -488,7 +585,7 @@ static void json_origin(struct jsonw *w, const struct lineage *self, const struc
 	jsonw_name(w, "lineage");
 	jsonw_start_array(w);
 	for (l = self ? self->parent : NULL, n = 0; l && n < LINEAGE_MAX; l = l->parent, n++) {
-		json_link(w, l, false);
+		json_link(w, l);
 		if (l == entry)
 			break;
 	}
@@ -503,7 +600,9 @@ void json__escape(struct sbuf *sb, const struct fmt_ctx *fc, const struct escape
 
 	json_head(&w, sb, fc, &e->seq, e->ts_ns, "escape", true);
 	jsonw_plain_field(&w, "kind", escape__kind_name(e->kind));
-	json_proc_image(&w, fc, "process", &e->proc, e->image);
+	json_proc_image(&w, fc, "process", &e->proc, &(struct proc_view){
+		.image = e->image, .entry = e->entry, .known = true,
+		.entry_inferred = e->entry_inferred, .cg = e->cg });
 	json_where(&w, "from", &e->from);
 	json_where(&w, "to", &e->to);
 	if (e->detail[0])
@@ -512,7 +611,7 @@ void json__escape(struct sbuf *sb, const struct fmt_ctx *fc, const struct escape
 		jsonw_plain_field(&w, "expected", e->expected);
 	else
 		jsonw_null_field(&w, "expected");
-	json_origin(&w, e->lineage, e->entry, &e->proc);
+	json_origin(&w, fc, e->lineage, e->entry, &e->proc);
 	json_end(&w, fc);
 }
 
@@ -522,13 +621,15 @@ void json__survivor(struct sbuf *sb, const struct fmt_ctx *fc, const struct mpro
 	struct jsonw w;
 
 	json_head(&w, sb, fc, NULL, now_ns, "survivor", false);
-	json_proc_image(&w, fc, "process", &p->ctx, p->lineage ? p->lineage->image : NULL);
+	json_proc_image(&w, fc, "process", &p->ctx, &(struct proc_view){
+		.image = p->lineage ? p->lineage->image : NULL, .entry = p->entry,
+		.known = true, .entry_inferred = p->entry_inferred, .cg = p->cg });
 	jsonw_name(&w, "born");
 	jsonw_start_object(&w);
 	jsonw_uint_field(&w, "sid", p->born_sid);
 	jsonw_uint_field(&w, "pgid", p->born_pgid);
 	jsonw_end_object(&w);
-	json_origin(&w, p->lineage, p->entry, &p->ctx);
+	json_origin(&w, fc, p->lineage, p->entry, &p->ctx);
 	json_end(&w, fc);
 }
 
@@ -545,7 +646,9 @@ void json__correction(struct sbuf *sb, const struct fmt_ctx *fc, const struct mo
 
 	json_head(&w, sb, fc, NULL, now_ns, "correction", false);
 	if (p && n->kind != NOTE_RESYNC_REMOVED)
-		json_proc_image(&w, fc, "process", &p->ctx, p->lineage ? p->lineage->image : NULL);
+		json_proc_image(&w, fc, "process", &p->ctx, &(struct proc_view){
+		.image = p->lineage ? p->lineage->image : NULL, .entry = p->entry,
+		.known = true, .entry_inferred = p->entry_inferred });
 	else
 		jsonw_null_field(&w, "process");
 	jsonw_uint_field(&w, "pid", n->pid);

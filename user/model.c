@@ -3,6 +3,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <uthash.h>
+#include "cgroup.h"
 #include "kernel_defs.h"
 #include "model.h"
 #include "procfs.h"
@@ -47,6 +48,45 @@ void model__set_stat_fn(struct model *m, model_stat_fn fn)
 	m->read_stat = fn;
 }
 
+void model__set_entry_fn(struct model *m, model_entry_fn fn, void *ctx)
+{
+	m->entry_fn = fn;
+	m->entry_ctx = ctx;
+}
+
+void model__set_cgroup_fn(struct model *m, model_cgroup_fn fn)
+{
+	m->read_cgroup = fn;
+}
+
+/* @p's cgroups as /proc says now, or NULL (not tracing, gone, out of memory). */
+static struct pcgroup *cgroup_from_proc(struct model *m, const struct mproc *p)
+{
+	struct cgroup_paths *cp;
+	struct pcgroup *cg = NULL;
+
+	if (!m->read_cgroup || !(cp = malloc(sizeof(*cp))))
+		return NULL;
+	if (m->read_cgroup((pid_t)p->ctx.pid, cp) == 0)
+		cg = pcgroup__new(cp->v2[0] ? cp->v2 : NULL, sizeof(cp->v2),
+				  cp->v2[0] ? cgroup__v2_id(cp->v2) : 0, cp->v1[0] ? cp->v1 : NULL,
+				  sizeof(cp->v1));
+	free(cp);
+	return cg;
+}
+
+void model__announce_entries(struct model *m)
+{
+	struct proc_node *tmp;
+	struct mproc *p;
+
+	if (!m->entry_fn)
+		return;
+	FOR_EACH_PROC_SAFE(m, p, tmp)
+		if (p->entry && p->entry == p->lineage)
+			m->entry_fn(m->entry_ctx, p->entry);
+}
+
 void model__set_note_fn(struct model *m, model_note_fn fn, void *ctx)
 {
 	m->note_fn = fn;
@@ -63,6 +103,47 @@ static void note(struct model *m, enum model_note_kind kind, __u32 pid, __u32 ex
 }
 
 /* ---- lineage: refcounted links, kept while a descendant needs them ---- */
+
+struct pcgroup *pcgroup__new(const char *v2, size_t v2_len, __u64 id, const char *v1,
+			     size_t v1_len)
+{
+	size_t n2 = v2 ? strnlen(v2, v2_len) : 0, n1 = v1 ? strnlen(v1, v1_len) : 0;
+	struct pcgroup *cg = calloc(1, sizeof(*cg) + n2 + 1 + (v1 ? n1 + 1 : 0));
+	char *v1_copy;
+
+	if (!cg)
+		return NULL;
+	cg->refs = 1;
+	cg->id = id;
+	memcpy(cg->v2, v2 ? v2 : "", n2);
+	if (v1) {
+		v1_copy = cg->v2 + n2 + 1;
+		memcpy(v1_copy, v1, n1);
+		cg->v1 = v1_copy;
+	}
+	if (!cgroup__container(cg->v2, n2, cg->container, &cg->runtime) && cg->v1)
+		cgroup__container(cg->v1, n1, cg->container, &cg->runtime);
+	return cg;
+}
+
+struct pcgroup *pcgroup__get(struct pcgroup *cg)
+{
+	if (cg)
+		cg->refs++;
+	return cg;
+}
+
+void pcgroup__put(struct pcgroup *cg)
+{
+	if (cg && --cg->refs == 0)
+		free(cg);
+}
+
+void model__set_cgroup(struct mproc *p, struct pcgroup *cg)
+{
+	pcgroup__put(p->cg);
+	p->cg = pcgroup__get(cg);
+}
 
 struct image *image__get(struct image *im)
 {
@@ -107,6 +188,7 @@ void lineage__put(struct lineage *l)
 	while (l && --l->refs == 0) {
 		parent = l->parent;
 		image__put(l->image);
+		free(l->remote);
 		free(l);
 		l = parent;
 	}
@@ -178,6 +260,7 @@ static void proc_remove(struct model *m, struct mproc *p)
 	HASH_DEL(m->procs, proc_node(p));
 	lineage__put(p->lineage);
 	lineage__put(p->entry);
+	pcgroup__put(p->cg);
 	free(proc_node(p));
 	m->generation++;
 }
@@ -356,7 +439,7 @@ static bool is_login_program(const char *comm)
  * process that is not a login keeps the one it was born in, whatever it
  * does later (a setsid without a tty is an escape, not a login).
  */
-static void maybe_entry(struct mproc *p)
+static void maybe_entry(struct model *m, struct mproc *p)
 {
 	const struct lineage *up;
 
@@ -369,6 +452,42 @@ static void maybe_entry(struct mproc *p)
 	p->entry = lineage__get(p->lineage);
 	p->entry->tty_nr = p->ctx.tty_nr;
 	memcpy(p->entry->tty, p->ctx.tty, sizeof(p->ctx.tty));
+	p->entry_inferred = m->resyncing;
+	if (m->entry_fn)
+		m->entry_fn(m->entry_ctx, p->entry);
+}
+
+/*
+ * Transition "cgroup": a move in the unified hierarchy replaces the path
+ * and id; a move in a v1 hierarchy (a hybrid machine's container runtime
+ * moves it in every v1 hierarchy) replaces the v1 path.
+ */
+static void on_cgroup(struct model *m, const struct pgt_cgroup *e)
+{
+	struct mproc *p = proc_update(m, &e->proc, e->hdr.ts_ns);
+	const struct pcgroup *old;
+	struct pcgroup *cg;
+
+	if (!p)
+		return;
+	old = p->cg;
+	/* A path that fills the record may be cut: /proc has it whole. */
+	if (strnlen(e->path, sizeof(e->path)) >= sizeof(e->path) - 1 &&
+	    (cg = cgroup_from_proc(m, p))) {
+		pcgroup__put(p->cg);
+		p->cg = cg;
+		return;
+	}
+	if (e->hierarchy_id == 0)
+		cg = pcgroup__new(e->path, sizeof(e->path), e->cgroup_id,
+				  old ? old->v1 : NULL, PGT_CGROUP_PATH_LEN * 32);
+	else
+		cg = pcgroup__new(old ? old->v2 : NULL, PGT_CGROUP_PATH_LEN * 32,
+				  old ? old->id : 0, e->path, sizeof(e->path));
+	if (cg) {
+		pcgroup__put(p->cg);
+		p->cg = cg;
+	}
 }
 
 /* Transition "fork": the child is born into its parent's lineage. */
@@ -397,6 +516,14 @@ static void on_proc_fork(struct model *m, const struct pgt_fork *e)
 	child->born_sid = child->ctx.sid;
 	child->born_pgid = child->ctx.pgid;
 	child->entry = parent ? lineage__get(parent->entry) : NULL;
+	child->entry_inferred = parent ? parent->entry_inferred : true;
+	/* Born into its forker's cgroups, unless clone3's CLONE_INTO_CGROUP put it elsewhere. */
+	if (child->cg)
+		;
+	else if (e->child.flags & PGT_F_OWN_CGROUP)
+		child->cg = cgroup_from_proc(m, child);
+	else if (forker)
+		child->cg = pcgroup__get(forker->cg);
 }
 
 void model__set_exec(struct mproc *p, const char *exe, const char *args, size_t len, bool cut)
@@ -433,7 +560,7 @@ static void on_proc_exec(struct model *m, const struct pgt_exec *e)
 		model__set_exec(p, exe[0] ? exe : NULL,
 				e->flags & PGT_EXEC_HAS_ARGS ? e->data : NULL, e->args_len,
 				e->flags & PGT_EXEC_ARGS_CUT);
-		maybe_entry(p);		/* sshd's session child becomes the shell */
+		maybe_entry(m, p);		/* sshd's session child becomes the shell */
 	}
 }
 
@@ -539,7 +666,7 @@ static void on_tty(struct model *m, const struct pgt_tty *e)
 			memcpy(p->ctx.tty, e->tty, sizeof(p->ctx.tty));
 			p->ctx.flags |= PGT_F_HAS_TTY;
 			track_tty(m, p, e->fg_pgid);
-			maybe_entry(p);
+			maybe_entry(m, p);
 		}
 		t = model__tty(m, e->tty_nr);
 		if (t) {
@@ -593,11 +720,11 @@ void model__apply(struct model *m, const struct pgt_event *ev)
 		struct mproc *p = proc_update(m, &ev->setsid->proc, ev->hdr->ts_ns);
 
 		if (p)
-			maybe_entry(p);
+			maybe_entry(m, p);
 		break;
 	}
 	case PGT_CGROUP:
-		proc_update(m, &ev->cgroup->proc, ev->hdr->ts_ns);
+		on_cgroup(m, ev->cgroup);
 		break;
 	case PGT_SUBREAPER:
 		proc_update(m, &ev->subreaper->proc, ev->hdr->ts_ns);
@@ -672,7 +799,7 @@ static struct lineage *entry_of(struct model *m, struct mproc *p)
 	int depth;
 
 	for (depth = 0; p && depth < 128; depth++) {
-		maybe_entry(p);
+		maybe_entry(m, p);
 		if (p->entry)
 			return p->entry;
 		if (!p->ctx.ppid || p->ctx.ppid == p->ctx.pid)
@@ -695,8 +822,10 @@ void model__snapshot_done(struct model *m)
 		if (e != p->entry) {
 			lineage__put(p->entry);
 			p->entry = lineage__get(e);
+			p->entry_inferred = true;
 		}
 		if (!p->born_sid) {
+			p->entry_inferred = true;
 			p->born_sid = p->ctx.sid;
 			p->born_pgid = p->ctx.pgid;
 		}

@@ -29,6 +29,26 @@ struct image {
 	char data[];
 };
 
+/*
+ * Where a process runs: its cgroup in the unified hierarchy, and the
+ * container its cgroups name. Shared by a process and the children born
+ * into it, replaced when it moves.
+ */
+struct pcgroup {
+	unsigned int refs;
+	__u64 id;		/* unified-hierarchy cgroup id, 0 if unknown */
+	const char *runtime;	/* the container's runtime, NULL if none or unknown */
+	char container[65];	/* the container id, "" if none */
+	const char *v1;		/* a v1 hierarchy's path, NULL if none known */
+	char v2[];		/* the unified hierarchy's path, "" if unknown */
+};
+
+/* Where an sshd login came from, as its entry leader's environment says. */
+struct login_remote {
+	char ip[46];		/* INET6_ADDRSTRLEN, checked by inet_pton() */
+	__u16 port;
+};
+
 /* One link of a process's birth lineage; shared, and kept while referenced. */
 struct lineage {
 	__u32 pid;
@@ -38,6 +58,7 @@ struct lineage {
 	char comm[PGT_COMM_LEN];
 	struct image *image;	/* what it runs as last seen, NULL if unknown */
 	struct lineage *parent;	/* the parent at birth, NULL at the root */
+	struct login_remote *remote;	/* as an sshd login's entry leader: its client */
 	unsigned int refs;
 };
 
@@ -56,6 +77,14 @@ struct mproc {
 	__u64 updated_ns;	/* boot time of the last update */
 	struct lineage *lineage;	/* this process's own link */
 	struct lineage *entry;		/* its login's entry leader, NULL if none */
+	/*
+	 * entry was read from the process tree at the snapshot (or after lost
+	 * records), or inherited from a parent whose entry was: a process that
+	 * had left its login before cannot be tied to it. False when the
+	 * login's start, or the process's birth into it, was seen.
+	 */
+	bool entry_inferred;
+	struct pcgroup *cg;		/* its cgroup, NULL if unknown */
 	__u32 born_sid, born_pgid;	/* where it was born (or first seen, or put as a job) */
 	bool uncertain;			/* corrected by a resync after lost events */
 	bool seen;			/* in the snapshot being taken */
@@ -99,6 +128,11 @@ typedef void (*model_note_fn)(void *ctx, const struct model_note *note);
 struct proc_stat;
 /* How the model reads /proc/PID/stat: procfs__read_stat(), or a test's. */
 typedef int (*model_stat_fn)(pid_t pid, struct proc_stat *st);
+struct cgroup_paths;
+/* How the model reads /proc/PID/cgroup while tracing (NULL: it does not). */
+typedef int (*model_cgroup_fn)(pid_t pid, struct cgroup_paths *cp);
+/* Told of each new entry leader, while its process is alive (tracing, not replay). */
+typedef void (*model_entry_fn)(void *ctx, struct lineage *entry);
 
 /* The tables' entries (user/model.c): each holds its struct and a hash handle. */
 struct proc_node;
@@ -112,6 +146,9 @@ struct model {
 	model_note_fn note_fn;
 	void *note_ctx;
 	model_stat_fn read_stat;
+	model_entry_fn entry_fn;
+	void *entry_ctx;
+	model_cgroup_fn read_cgroup;
 	__u64 generation;	/* bumped by every change */
 	bool resyncing;		/* snapshot records now correct the model */
 	__u32 predicted[256];	/* orphans whose new parent awaits confirmation */
@@ -122,6 +159,10 @@ struct model *model__new(void);
 void model__free(struct model *m);
 void model__set_note_fn(struct model *m, model_note_fn fn, void *ctx);
 void model__set_stat_fn(struct model *m, model_stat_fn fn);
+void model__set_entry_fn(struct model *m, model_entry_fn fn, void *ctx);
+void model__set_cgroup_fn(struct model *m, model_cgroup_fn fn);
+/* Tell the entry hook of every entry leader again (once the snapshot knows what they run). */
+void model__announce_entries(struct model *m);
 
 /* One event; unknown types are ignored. */
 void model__apply(struct model *m, const struct pgt_event *ev);
@@ -193,6 +234,17 @@ bool model__same_start(const struct mproc *p, __u64 start_ns);
 const struct mproc *model__proc_of(const struct model *m, const struct pgt_proc *c);
 
 struct lineage *lineage__get(struct lineage *l);
+/*
+ * A cgroup record: @v2 (the unified hierarchy's path) and @v1 (a v1
+ * hierarchy's), either NULL where unknown; the container comes from v2's,
+ * else v1's. NULL when out of memory.
+ */
+struct pcgroup *pcgroup__new(const char *v2, size_t v2_len, __u64 id, const char *v1,
+			     size_t v1_len);
+struct pcgroup *pcgroup__get(struct pcgroup *cg);
+void pcgroup__put(struct pcgroup *cg);
+/* @p now runs in @cg (a reference taken). */
+void model__set_cgroup(struct mproc *p, struct pcgroup *cg);
 struct image *image__get(struct image *im);
 void image__put(struct image *im);
 void lineage__put(struct lineage *l);

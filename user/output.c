@@ -286,13 +286,13 @@ static void remember(struct output *o, __u64 key, __u64 seq)
 
 /*
  * A line's turn: its seq spliced in where the placeholder "0" after
- * {"schema":2,"seq": stands (with --ecs, also after "sequence":), a derived
+ * {"schema":3,"seq": stands (with --ecs, also after "sequence":), a derived
  * record's cause's seq (or null) where its "cause_seq" placeholder stands,
  * then into the next write.
  */
 static void output__emit(struct output *o, const struct held_line *h)
 {
-	static const char native[] = ECS_NATIVE_KEY "{\"schema\":2,\"seq\":";
+	static const char native[] = ECS_NATIVE_KEY PGT_JSON_HEAD;
 	const char *buf = o->held_bytes.buf + h->off, *ecs_seq, *rec, *cause;
 	struct splice sp[3] = {};
 	size_t len = h->len;

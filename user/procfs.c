@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include "procfs.h"
 
 int procfs__read_exec(pid_t pid, char *exe, size_t exe_size, char *args, size_t size,
@@ -148,6 +151,60 @@ int procfs__descendants(pid_t root, pid_t **out)
 	memmove(res, res + 1, (nres - 1) * sizeof(*res));
 	*out = res;
 	return (int)(nres - 1);
+}
+
+/* The environment's first bytes: sshd puts SSH_CONNECTION near the start. */
+#define ENVIRON_READ	65536
+
+static int parse_ssh_connection(const char *v, char *ip, size_t ip_size, __u16 *port)
+{
+	unsigned char addr[sizeof(struct in6_addr)];
+	const char *sp = strchr(v, ' ');
+	unsigned long n;
+	char *end;
+
+	if (!sp || (size_t)(sp - v) >= ip_size || sp == v)
+		return -EINVAL;
+	memcpy(ip, v, sp - v);
+	ip[sp - v] = '\0';
+	if (inet_pton(AF_INET, ip, addr) != 1 && inet_pton(AF_INET6, ip, addr) != 1)
+		return -EINVAL;
+	errno = 0;
+	n = strtoul(sp + 1, &end, 10);
+	if (errno || end == sp + 1 || (*end != ' ' && *end) || n == 0 || n > 65535)
+		return -EINVAL;
+	*port = (__u16)n;
+	return 0;
+}
+
+int procfs__ssh_client(pid_t pid, char *ip, size_t ip_size, __u16 *port)
+{
+	static const char key[] = "SSH_CONNECTION=";
+	char path[64], *buf, *p, *end;
+	ssize_t len = 0, r;
+	int fd, ret = -ENOENT;
+
+	snprintf(path, sizeof(path), "/proc/%d/environ", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	buf = malloc(ENVIRON_READ + 1);
+	if (!buf) {
+		close(fd);
+		return -ENOMEM;
+	}
+	while (len < ENVIRON_READ && (r = read(fd, buf + len, ENVIRON_READ - len)) > 0)
+		len += r;
+	close(fd);
+	buf[len] = '\0';
+	for (p = buf, end = buf + len; p < end; p += strlen(p) + 1) {
+		if (!strncmp(p, key, sizeof(key) - 1)) {
+			ret = parse_ssh_connection(p + sizeof(key) - 1, ip, ip_size, port);
+			break;
+		}
+	}
+	free(buf);
+	return ret;
 }
 
 long procfs__tick_ns(void)

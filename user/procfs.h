@@ -28,6 +28,14 @@ int procfs__read_stat(pid_t pid, struct proc_stat *st);
 int procfs__read_exec(pid_t pid, char *exe, size_t exe_size, char *args, size_t size,
 		      size_t *len, bool *cut);
 
+/*
+ * The client of an sshd login: SSH_CONNECTION ("IP PORT IP PORT") in
+ * /proc/PID/environ, the environment sshd gave the process at its exec.
+ * @ip gets the address, checked by inet_pton(). Returns 0, or -errno
+ * (-ENOENT: no such variable, -EINVAL: not an address and a port).
+ */
+int procfs__ssh_client(pid_t pid, char *ip, size_t ip_size, __u16 *port);
+
 /* The length of a clock tick (start_ticks' unit), in nanoseconds. */
 long procfs__tick_ns(void);
 

@@ -14,6 +14,7 @@ static void cause_free(struct sig_cause *c)
 {
 	image__put(c->image);
 	lineage__put(c->entry);
+	pcgroup__put(c->cg);
 	free(c->rcpt);
 	free(c);
 }
@@ -59,6 +60,9 @@ void sigmerge__add(struct sigmerge *sm, const struct pgt_signal *rec,
 			.first = *rec, .rcpt = rcpt, .nr = nr, .cap = PGT_SIG_RCPTS,
 			.flags = rec->flags, .ret = rec->ret, .last_ts = rec->hdr.ts_ns,
 			.image = image, .entry = entry,	/* borrowed for the call */
+			.known = sender != NULL,
+			.entry_inferred = sender && sender->entry_inferred,
+			.cg = sender ? sender->cg : NULL,
 		};
 
 		copy_rcpts(rcpt, rec, nr);
@@ -72,6 +76,9 @@ void sigmerge__add(struct sigmerge *sm, const struct pgt_signal *rec,
 		c->first = *rec;
 		c->image = image ? image__get(image) : NULL;
 		c->entry = entry ? lineage__get(entry) : NULL;
+		c->known = sender != NULL;
+		c->entry_inferred = sender && sender->entry_inferred;
+		c->cg = sender ? pcgroup__get(sender->cg) : NULL;
 		if (!sm->tail)
 			sm->tail = &sm->pending;
 		*sm->tail = c;

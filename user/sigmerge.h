@@ -31,6 +31,9 @@ struct sig_cause {
 	 */
 	struct image *image;
 	struct lineage *entry;
+	bool known;			/* the model knew the sender */
+	bool entry_inferred;		/* as mproc's */
+	struct pcgroup *cg;		/* the sender's cgroup */
 	struct sig_cause *next;
 	UT_hash_handle hh;		/* by first.group_id */
 };

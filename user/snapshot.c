@@ -5,6 +5,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <uthash.h>
+#include "cgroup.h"
 #include "clock.h"
 #include "kernel_defs.h"
 #include "procfs.h"
@@ -94,6 +96,57 @@ static void exec_from_proc(struct model *m)
 	}
 }
 
+/* The cgroups met in one snapshot, by their paths: one record and one stat() each. */
+struct cg_seen {
+	struct pcgroup *cg;
+	UT_hash_handle hh;
+	char key[];		/* v2 path, '\n', v1 path */
+};
+
+/*
+ * Where every process runs, from /proc/PID/cgroup; read again at each
+ * snapshot, so a resync also corrects moves that lost records hid.
+ */
+static void cgroups_from_proc(struct model *m)
+{
+	struct cg_seen *seen = NULL, *c, *tmp;
+	struct cgroup_paths *cp = malloc(sizeof(*cp));
+	char *key = malloc(sizeof(cp->v2) + sizeof(cp->v1) + 1);
+	struct mproc *p;
+	size_t len;
+
+	if (!cp || !key)
+		goto out;
+	model__for_each_proc(m, p) {
+		if (p->zombie || (p->ctx.flags & PGT_F_KTHREAD) ||
+		    cgroup__read_proc((pid_t)p->ctx.pid, cp))
+			continue;
+		len = (size_t)snprintf(key, sizeof(cp->v2) + sizeof(cp->v1) + 1, "%s\n%s", cp->v2,
+				       cp->v1);
+		HASH_FIND(hh, seen, key, len, c);
+		if (!c) {
+			c = calloc(1, sizeof(*c) + len + 1);
+			if (!c)
+				break;
+			memcpy(c->key, key, len + 1);
+			c->cg = pcgroup__new(cp->v2[0] ? cp->v2 : NULL, sizeof(cp->v2),
+					     cp->v2[0] ? cgroup__v2_id(cp->v2) : 0,
+					     cp->v1[0] ? cp->v1 : NULL, sizeof(cp->v1));
+			HASH_ADD_KEYPTR(hh, seen, c->key, len, c);
+		}
+		if (c->cg)
+			model__set_cgroup(p, c->cg);
+	}
+out:
+	HASH_ITER(hh, seen, c, tmp) {
+		HASH_DEL(seen, c);
+		pcgroup__put(c->cg);
+		free(c);
+	}
+	free(key);
+	free(cp);
+}
+
 int snapshot__take(struct loader *l, struct model *m)
 {
 	struct pgt_snap *recs;
@@ -118,6 +171,8 @@ int snapshot__take(struct loader *l, struct model *m)
 	if (n >= 0) {
 		model__snapshot_done(m);
 		exec_from_proc(m);
+		cgroups_from_proc(m);
+		model__announce_entries(m);
 	}
 	return n;
 }

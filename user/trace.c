@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <sys/wait.h>
 #include <bpf/libbpf.h>
+#include "cgroup.h"
 #include "clock.h"
 #include "command.h"
 #include "decode.h"
@@ -575,6 +576,25 @@ static int stream(struct tracer *s)
 	return 0;
 }
 
+/*
+ * A new login's entry leader, seen alive: where an sshd login came from,
+ * read once from its environment (tracing only: a replay has no /proc of
+ * the recorded machine).
+ */
+static void on_entry(void *ctx, struct lineage *entry)
+{
+	struct login_remote *r;
+
+	(void)ctx;
+	if (entry->remote || strcmp(fmt__entry_type(entry), "sshd"))
+		return;
+	r = calloc(1, sizeof(*r));
+	if (r && procfs__ssh_client((pid_t)entry->pid, r->ip, sizeof(r->ip), &r->port) == 0)
+		entry->remote = r;
+	else
+		free(r);
+}
+
 /* What a run needs before its first record: locale, boot id, model, output, pipeline. */
 static int session_open(struct tracer *s, const struct output_cfg *ocfg)
 {
@@ -595,6 +615,10 @@ static int session_open(struct tracer *s, const struct output_cfg *ocfg)
 	output__set_host(s->out, &s->host);
 	output__set_model(s->out, s->model);
 	model__set_note_fn(s->model, on_note, s);
+	if (!o->replay) {
+		model__set_entry_fn(s->model, on_entry, s);
+		model__set_cgroup_fn(s->model, cgroup__read_proc);
+	}
 	pipeline__init(&s->pl, s->model, &to_output, s);
 	s->pl.skip_type = skip_type();
 	s->pl.expect = &s->opts->expected;

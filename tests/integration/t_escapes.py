@@ -55,6 +55,8 @@ if t.eq(len(ss), 1, "setsid -f: one setsid escape"):
     me = [x for x in e["lineage"] if x["pid"] == os.getpid()]
     t.eq([x["executable"] for x in me], [os.path.realpath(sys.executable)],
          "setsid -f: an ancestor from the snapshot has its executable from /proc")
+    t.eq(e["process"]["entry_leader_inferred"], True,
+         "setsid -f: a login inherited from a snapshot process is marked inferred")
     d = escapes(r, "daemonize", e["process"]["pid"])
     t.eq(len(d), 1, "setsid -f: and daemonize when its parent exits at once")
     s = survivors(r, "sleep")
@@ -314,6 +316,19 @@ elif t.eq(r.rc, 0, "ssh login: sshd ran and the login succeeded") and r.fact("lo
     t.eq(types, {f["pid"]: "sshd", f["nested"]: "sshd", f["tmux"]: "terminal",
                  f["su"]: "terminal"},
          "ssh login: each login's type: sshd for the ssh logins, terminal for the ptys")
+    # Schema 3: the login is on the process object too, with where ssh came from.
+    t.eq([e["process"]["pid"] for e in ss
+          if e["process"]["entry_leader"] != e["origin"]["entry_leader"]], [],
+         "ssh login: process.entry_leader is origin.entry_leader")
+    remotes = {e["process"]["entry_leader"]["pid"]: e["process"]["entry_leader"]["remote"]
+               for e in ss if e["process"]["entry_leader"]}
+    t.eq({k: (v or {}).get("ip") for k, v in remotes.items()},
+         {f["pid"]: "127.0.0.1", f["nested"]: "127.0.0.1", f["tmux"]: None, f["su"]: None},
+         "ssh login: an sshd login's entry leader has the client's address, a pty's none")
+    t.ok(all(0 < (v or {}).get("port", 0) < 65536 for k, v in remotes.items()
+             if k in (f["pid"], f["nested"])), "ssh login: and its port", remotes)
+    t.eq([e["process"]["pid"] for e in ss if e["process"]["entry_leader_inferred"] is not False],
+         [], "ssh login: logins seen starting are not inferred")
 
 # The same logins in ECS (issue 17): a command run in the ssh login is a
 # document with what ran, where, in which login and on which host, and
@@ -348,6 +363,14 @@ elif t.eq(r.rc, 0, "ssh login, ecs: the login succeeded") and r.fact("login"):
              ".entry_leader (sshd) and host.*")
         eid = p.get("entry_leader", {}).get("entity_id")
         t.ok(eid, "ssh login, ecs: the entry leader has an entity id", p.get("entry_leader"))
+        t.eq(((p.get("entry_leader") or {}).get("entry_meta") or {}).get("source", {}).get("ip"),
+             "127.0.0.1", "ssh login, ecs: process.entry_leader.entry_meta.source.ip")
+        n = execs[0]["pgrptrace"]["process"]
+        t.eq(((n.get("entry_leader") or {}).get("entity_id"),
+              (n.get("entry_leader") or {}).get("type"), n.get("executable"), n.get("args"),
+              execs[0]["pgrptrace"].get("cwd")),
+             (eid, "sshd", p.get("executable"), p.get("args"), p.get("working_directory")),
+             "ssh login, ecs: the native JSON record carries the same facts")
         missing = [(d["event"]["action"], d["process"]["pid"], d["process"]["name"])
                    for d in in_login if (d["process"].get("entry_leader") or {}).get("entity_id")
                    != eid]

@@ -40,7 +40,8 @@ if t.ok(f, "setsid: workload ran"):
         t.eq(ok["new"]["sid"], f["ret"], "setsid: new sid")
         t.eq(ok["new"]["pgid"], f["ret"], "setsid: new pgid")
         t.eq(ok["process"]["sid"], f["ret"], "setsid: process context shows the new sid")
-        t.ok(ok["process"]["session_leader"], "setsid: caller is a session leader")
+        t.eq(ok["process"]["session_leader"], {"pid": f["ret"], "entity_id": ok["process"]["entity_id"]},
+             "setsid: caller is its session's leader")
         t.ok("error" not in ok, "setsid: no error on success")
         t.eq(r.fact("setsid_again")[0]["errno"], errno.EPERM, "setsid: workload saw EPERM")
         t.eq(bad.get("error"), "EPERM", "setsid: the failure carries EPERM")

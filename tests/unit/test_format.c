@@ -18,7 +18,9 @@
 #include <jansson.h>
 #include "format.h"
 #include "output.h"
+#include "model.h"
 #include "sigmerge.h"
+#include "records.h"
 
 static const struct fmt_ctx fc = { .boot_to_real_ns = 1764754200LL * 1000000000LL, .utc = true };
 
@@ -305,7 +307,7 @@ static void test_json_exit(void **state)
 	rec.status = SIGSEGV | 0x80;
 	json__event(&sb, &fc, &ev);
 	j = parse_line(&sb);
-	assert_int_equal(json_integer_value(json_object_get(j, "schema")), 2);
+	assert_int_equal(json_integer_value(json_object_get(j, "schema")), 3);
 	/* seq is the output's to give (0 here); kseq is the kernel record's */
 	assert_int_equal(json_integer_value(json_object_get(j, "seq")), 0);
 	assert_int_equal(json_integer_value(json_object_get(j, "kseq")), 77);
@@ -555,6 +557,152 @@ static int read_order(const char *path, long long pairs[][2], int max)
  * gathered holds back what came after its first record, and seq numbers
  * what is written: 0, 1, 2, ... (issue 14, items 14 and 15).
  */
+/* What the trace's entry hook finds in an sshd login's environment. */
+static void give_remote(void *ctx, struct lineage *entry)
+{
+	struct login_remote *r = calloc(1, sizeof(*r));
+
+	(void)ctx;
+	assert_non_null(r);
+	strcpy(r->ip, "2001:db8::7");
+	r->port = 51234;
+	entry->remote = r;
+}
+
+static void model_rec(struct model *m, void *rec, __u16 type, size_t size, __u64 ts)
+{
+	struct pgt_event ev;
+
+	as_event(rec, type, size, ts, &ev);
+	model__apply(m, &ev);
+}
+
+static json_t *json_of(const struct fmt_ctx *c, void *rec, __u16 type, size_t size)
+{
+	static struct sbuf sb;
+	struct pgt_event ev;
+
+	sbuf__reset(&sb);
+	as_event(rec, type, size, 5000, &ev);
+	json__event(&sb, c, &ev);
+	return parse_line(&sb);
+}
+
+static const char *str_at(json_t *j, const char *a, const char *b)
+{
+	return json_string_value(json_object_get(json_object_get(j, a), b));
+}
+
+/*
+ * Every process object names its parent, leaders and login: an sshd login
+ * found by the snapshot is inferred; one seen starting is not, and a child
+ * inherits what its parent had.
+ */
+static void test_json_login(void **state)
+{
+	struct fmt_ctx c = fc;
+	struct model *m = model__new();
+	struct pgt_proc sshd = ctx(100, 1, 100, 100, 20, "sshd");
+	struct pgt_proc bash = ctx(200, 100, 200, 200, 30, "bash");
+	struct pgt_proc job = ctx(300, 200, 300, 200, 40, "sleep");
+	struct pgt_proc child = ctx(400, 300, 300, 200, 50, "sleep");
+	struct pgt_snap r = {};
+	struct pgt_fork f = {};
+	struct pgt_exit x = {};
+	json_t *j, *p, *e;
+	char eid[17];
+
+	assert_non_null(m);
+	model__set_entry_fn(m, give_remote, NULL);
+	bash.tty_nr = (136 << 8) | 4;
+	strcpy(bash.tty, "pts4");
+	job.tty_nr = child.tty_nr = bash.tty_nr;
+	strcpy(job.tty, "pts4");
+	strcpy(child.tty, "pts4");
+	r.proc = ctx(1, 0, 1, 1, 10, "init");
+	model_rec(m, &r, PGT_SNAP, sizeof(r), 1);
+	r.proc = sshd;
+	model_rec(m, &r, PGT_SNAP, sizeof(r), 2);
+	r.proc = bash;
+	model_rec(m, &r, PGT_SNAP, sizeof(r), 3);
+	r.proc = job;
+	model_rec(m, &r, PGT_SNAP, sizeof(r), 4);
+	model__snapshot_done(m);
+	/* As the snapshot does: what they run, then the entry hook. */
+	model__set_exec(model__find(m, 100), "/usr/sbin/sshd", NULL, 0, false);
+	model__announce_entries(m);
+	c.model = m;
+
+	x.proc = job;
+	j = json_of(&c, &x, PGT_EXIT, sizeof(x));
+	p = json_object_get(j, "process");
+	decode__entity_id(200, 30, eid);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(p, "session_leader"),
+							    "pid")), 200);
+	assert_string_equal(str_at(p, "session_leader", "entity_id"), eid);
+	assert_string_equal(str_at(p, "parent", "entity_id"), eid);
+	decode__entity_id(300, 40, eid);
+	assert_string_equal(str_at(p, "group_leader", "entity_id"), eid);
+	e = json_object_get(p, "entry_leader");
+	assert_int_equal(json_integer_value(json_object_get(e, "pid")), 200);
+	assert_string_equal(json_string_value(json_object_get(e, "type")), "sshd");
+	assert_string_equal(json_string_value(json_object_get(e, "tty")), "pts/4");
+	assert_string_equal(str_at(e, "remote", "ip"), "2001:db8::7");
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(e, "remote"),
+							    "port")), 51234);
+	assert_true(json_is_true(json_object_get(p, "entry_leader_inferred")));
+	json_decref(j);
+
+	/* sshd's process has no login; its parent (init) is known. */
+	x.proc = sshd;
+	j = json_of(&c, &x, PGT_EXIT, sizeof(x));
+	p = json_object_get(j, "process");
+	assert_true(json_is_null(json_object_get(p, "entry_leader")));
+	decode__entity_id(1, 10, eid);
+	assert_string_equal(str_at(p, "parent", "entity_id"), eid);
+	json_decref(j);
+
+	/* Born while tracing: inherits the inferred login. */
+	f.proc = job;
+	f.child = child;
+	model_rec(m, &f, PGT_FORK, sizeof(f), 10);
+	j = json_of(&c, &f, PGT_FORK, sizeof(f));
+	p = json_object_get(j, "child");
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(p, "entry_leader"),
+							    "pid")), 200);
+	assert_true(json_is_true(json_object_get(p, "entry_leader_inferred")));
+	json_decref(j);
+
+	/* A login seen starting: sshd's child becomes a session leader. */
+	f.proc = sshd;
+	f.child = ctx(500, 100, 100, 100, 60, "bash");
+	f.child.flags = 0;
+	model_rec(m, &f, PGT_FORK, sizeof(f), 11);
+	{
+		struct pgt_setsid ss = { .proc = ctx(500, 100, 500, 500, 60, "bash"), .ret = 500 };
+
+		model_rec(m, &ss, PGT_SETSID, sizeof(ss), 12);
+		j = json_of(&c, &ss, PGT_SETSID, sizeof(ss));
+	}
+	p = json_object_get(j, "process");
+	e = json_object_get(p, "entry_leader");
+	assert_int_equal(json_integer_value(json_object_get(e, "pid")), 500);
+	assert_string_equal(json_string_value(json_object_get(e, "type")), "sshd");
+	assert_true(json_is_null(json_object_get(e, "tty")));
+	assert_true(json_is_false(json_object_get(p, "entry_leader_inferred")));
+	json_decref(j);
+
+	/* Unknown to the model: the login is unknown, not absent. */
+	x.proc = ctx(999, 1, 999, 999, 99, "ghost");
+	j = json_of(&c, &x, PGT_EXIT, sizeof(x));
+	p = json_object_get(j, "process");
+	assert_true(json_is_null(json_object_get(p, "entry_leader")));
+	assert_true(json_is_null(json_object_get(p, "entry_leader_inferred")));
+	json_decref(j);
+	model__free(m);
+	(void)state;
+}
+
 static void test_output_in_kernel_order(void **state)
 {
 	char path[] = "/tmp/pgt-order-XXXXXX";
@@ -604,6 +752,7 @@ int main(void)
 		cmocka_unit_test(test_json_setsid_and_setpgid),
 		cmocka_unit_test(test_lost),
 		cmocka_unit_test(test_ecs_documents),
+		cmocka_unit_test(test_json_login),
 		cmocka_unit_test(test_output_in_kernel_order),
 	};
 
