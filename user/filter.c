@@ -41,6 +41,19 @@ int filter__parse_events(const char *list, __u32 *mask, const char **bad)
 	}
 }
 
+bool filter__needs_signals(const struct filter *f)
+{
+	static const char *const need[] = { "signal", "tty_release", "escape" };
+	size_t i;
+
+	if (!f->events)
+		return true;
+	for (i = 0; i < sizeof(need) / sizeof(need[0]); i++)
+		if (f->events & (1U << kind_bit(need[i], strlen(need[i]))))
+			return true;
+	return false;
+}
+
 const char *filter__event_names(void)
 {
 	return "fork, exec, exit, setsid, setpgid, subreaper, reparent, signal, tty_acquire, "

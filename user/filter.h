@@ -25,6 +25,12 @@ struct filter {
 	bool hide_expected;	/* --hide-expected: escapes no rule of --expected names */
 };
 
+/*
+ * Whether the kinds asked for need the kernel's signal records: signal
+ * records, and the tty_release records and escapes a hangup makes. When
+ * they do not, signals are not traced at all (--signals=none in the kernel).
+ */
+bool filter__needs_signals(const struct filter *f);
 /* Any filter on processes (not --event). */
 bool filter__on_procs(const struct filter *f);
 /* Whether @f leaves anything out. */

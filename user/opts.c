@@ -62,7 +62,7 @@ enum {
 };
 
 static const struct argp_option options[] = {
-	{ "json", 'j', NULL, 0, "JSON Lines output (schema 2, docs/events.md)", 0 },
+	{ "json", 'j', NULL, 0, "JSON Lines output (schema 3, docs/events.md)", 0 },
 	{ "ecs", OPT_ECS, NULL, 0,
 	  "JSON Lines as Elastic Common Schema documents, the record under \"pgrptrace\"", 0 },
 	{ "output", 'o', "FILE", 0, "Append output to FILE (created 0600)", 0 },
@@ -95,7 +95,8 @@ static const struct argp_option options[] = {
 	{ "comm", OPT_COMM, "NAME", 0, "Only processes with this name (comm)", 1 },
 	{ "event", OPT_EVENT, "KINDS", 0,
 	  "Only these kinds of record, comma-separated (fork,exec,escape,...); "
-	  "lost records always pass", 1 },
+	  "lost records always pass; without signal, tty_release and escape, signals "
+	  "are not traced", 1 },
 	{ NULL, 0, NULL, 0, "Trees:", 2 },
 	{ "snapshot", OPT_SNAPSHOT, NULL, 0, "Print the session/group/process tree once", 2 },
 	{ "tree", OPT_TREE, NULL, 0, "Show the tree live (redrawn on a terminal)", 2 },
@@ -254,6 +255,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		o->replay = arg;
 		break;
 	case OPT_SIGNALS:
+		o->signals_set = true;
 		if (!strcmp(arg, "none"))
 			o->signal_mode = 0;
 		else if (!strcmp(arg, "group"))
@@ -300,6 +302,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		if (o->filter.events && o->escapes)
 			argp_error(state, "--event and --escapes exclude each other (--escapes "
 					  "shows escapes and survivors)");
+		/* In the kernel where it is cheap: kinds that need no signal record. */
+		if (!o->signals_set && !filter__needs_signals(&o->filter))
+			o->signal_mode = 0;
 		if (o->filter.hide_expected && !o->expected_path)
 			argp_error(state, "--hide-expected needs --expected FILE");
 		if (o->expected_path && (o->snapshot || o->tree || o->verify || o->check))

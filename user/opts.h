@@ -24,6 +24,7 @@ struct opts {
 	bool tree;		/* live tree */
 	bool verify;		/* compare the model with /proc */
 	__u32 signal_mode;	/* --signals: 0 none, 1 group, 2 all */
+	bool signals_set;	/* --signals was given */
 	bool escapes;		/* --escapes: only escapes, and the survivors */
 	bool ascii;		/* tree glyphs in ASCII */
 	__u64 interval_ms;	/* live tree refresh */

@@ -239,6 +239,21 @@ for args, match, what in cases:
     t.ok(r.events and not bad, "%s: every record matches" % what, bad[:4])
     t.ok(len(r.events) < len(base.events), "%s: some records were left out" % what,
          (len(r.events), len(base.events)))
+# In the kernel where it is cheap: without the kinds a signal record makes,
+# the kernel sends none (the recording holds what the kernel sent); with
+# them, or with --signals given, it does.
+SIG = ["sh", "-c", "trap '' USR1; kill -USR1 0; true"]
+for args, want in ((["--event", "exec,exit"], []),
+                   (["--event", "exec,signal"], ["signal"]),
+                   (["--event", "exec,exit", "--signals", "group"], ["signal"])):
+    rec = os.path.join(tmp, "sig.rec")
+    r = run_tracer(["--json", "--record", rec] + args + ["--"] + SIG)
+    rp = run_tracer(["--json", "--replay", rec])
+    t.eq((r.rc, rp.rc), (0, 0), "%s: traced and replayed" % " ".join(args))
+    t.eq(sorted({e["event"] for e in rp.events if e["event"] == "signal"}), want,
+         "%s: the kernel sent signal records: %s" % (" ".join(args), bool(want)))
+    t.ok(rp.of("exec"), "%s: and the exec records" % " ".join(args))
+    os.unlink(rec)
 # --session: a session of its own runs `true` twice once the traced command
 # has started; the command's own records are in another session.
 go, done = os.path.join(tmp, "session-go"), os.path.join(tmp, "session-done")
