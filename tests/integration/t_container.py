@@ -22,10 +22,7 @@ import sys
 import tarfile
 import tempfile
 
-import signal
-
-import harness
-from harness import Proc, Tap, Tracer, check_nothing_left, run, run_tracer, wait_until, workload
+from harness import Proc, Tap, Tracer, check_nothing_left, run, run_tracer, wait_until
 
 t = Tap()
 IMAGE = "localhost/pgt-busybox"
@@ -138,35 +135,6 @@ try:
              "snapshot: its processes, running before the tracer, name the container")
     rc, out, err = pod.finish(60)
 
-    # Born in another cgroup (clone3's CLONE_INTO_CGROUP, as crun can start
-    # a container): the child's cgroup is its own, not its forker's.
-    home = harness._cgroup2_home()
-    if not home:
-        t.skip("clone3 into a cgroup", "no writable cgroup2 here")
-    else:
-        into = os.path.join(home, "pgt-into-%d" % os.getpid())
-        os.mkdir(into)
-        facts = os.path.join(tmp, "facts")
-        tr = Tracer(["--json", "--"] + workload("into_cgroup", into),
-                    env=dict(os.environ, PGT_FACTS=facts))
-        child, path = None, None
-        if tr.ready() and wait_until(lambda: os.path.exists(facts) and
-                                     "into_cgroup" in open(facts).read(), "the clone3 fact"):
-            child = json.loads(open(facts).read().splitlines()[0])["into_cgroup"]
-        if t.ok(child, "clone3: a child born into the cgroup", open(facts).read()
-                if os.path.exists(facts) else None):
-            with open("/proc/%d/cgroup" % child) as f:
-                path = [l.strip()[3:] for l in f if l.startswith("0::")]
-            tr.seen('"child":{"pid":%d,' % child)
-            os.kill(child, signal.SIGKILL)
-        rc, out, err = tr.stop()
-        forks = [json.loads(l)["child"] for l in out.splitlines()
-                 if child and '"child":{"pid":%d,' % child in l]
-        if child:
-            t.eq([(f.get("cgroup") or {}).get("path") for f in forks], path,
-                 "clone3: the fork record's child is in the cgroup it was born into")
-        wait_until(lambda: not child or not os.path.exists("/proc/%d" % child), "its end")
-        os.rmdir(into)
 finally:
     cleanup()
 check_nothing_left(t, "podman")

@@ -3,12 +3,15 @@
 """fork, exec and exit under the real tracer: exit codes, fatal signals with
 and without core dumps, threads, exec from a non-leader thread, command-mode
 exit status, and the tracer never reporting itself."""
+import json
 import os
 import signal
 import subprocess
 import tempfile
 
-from harness import Proc, Run, Tap, Tracer, check_nothing_left, exit_record, run_tracer, workload
+import harness
+from harness import (Proc, Run, Tap, Tracer, check_nothing_left, exit_record, run_tracer,
+                     wait_until, workload)
 
 t = Tap()
 
@@ -135,6 +138,38 @@ for e in r.events:
         stray.append(p)
 t.eq(stray, [], "-p: every event comes from the subtree")
 t.eq(r.rc, 0, "-p: exit 0 after SIGINT")
+
+# Born in another cgroup (clone3's CLONE_INTO_CGROUP, as crun can start
+# a container): the child's cgroup is its own, not its forker's.
+home = harness._cgroup2_home()
+if not home:
+    t.skip("clone3 into a cgroup", "no writable cgroup2 here")
+else:
+    into = os.path.join(home, "pgt-into-%d" % os.getpid())
+    os.mkdir(into)
+    facts = os.path.join(tempfile.gettempdir(), "pgt-into-%d.facts" % os.getpid())
+    tr = Tracer(["--json", "--"] + workload("into_cgroup", into),
+                env=dict(os.environ, PGT_FACTS=facts))
+    child, path = None, None
+    if tr.ready() and wait_until(lambda: os.path.exists(facts) and
+                                 "into_cgroup" in open(facts).read(), "the clone3 fact"):
+        child = json.loads(open(facts).read().splitlines()[0])["into_cgroup"]
+    if t.ok(child, "clone3: a child born into the cgroup", open(facts).read()
+            if os.path.exists(facts) else None):
+        with open("/proc/%d/cgroup" % child) as f:
+            path = [l.strip()[3:] for l in f if l.startswith("0::")]
+        tr.seen('"child":{"pid":%d,' % child)
+        os.kill(child, signal.SIGKILL)
+    rc, out, err = tr.stop()
+    forks = [json.loads(l)["child"] for l in out.splitlines()
+             if child and '"child":{"pid":%d,' % child in l]
+    if child:
+        t.eq([(f.get("cgroup") or {}).get("path") for f in forks], path,
+             "clone3: the fork record's child is in the cgroup it was born into")
+    wait_until(lambda: not child or not os.path.exists("/proc/%d" % child), "its end")
+    os.rmdir(into)
+    if os.path.exists(facts):
+        os.unlink(facts)
 
 check_nothing_left(t, "lifecycle")
 t.done()
