@@ -27,6 +27,9 @@ PKG_CONFIG	?= pkg-config
 prefix		?= /usr/local
 sbindir		?= $(prefix)/sbin
 mandir		?= $(prefix)/share/man
+unitdir		?= $(prefix)/lib/systemd/system
+bashcompdir	?= $(prefix)/share/bash-completion/completions
+sysconfdir	?= /etc
 DESTDIR		?=
 
 VMLINUX_H	:= vmlinux/$(ARCH)/vmlinux.h
@@ -54,7 +57,7 @@ BPF_CFLAGS	:= -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
 # Packages a fresh Debian 12 needs: to build, and to test.
 BUILD_PKGS	:= make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config uthash-dev
 TEST_PKGS	:= libclang-rt-14-dev libcmocka-dev libjansson-dev uthash-dev python3 python3-jsonschema perl util-linux procps man-db tmux openssh-server \
-		   qemu-system-x86 busybox-static cpio podman runc conmon
+		   qemu-system-x86 busybox-static cpio podman runc conmon systemd logrotate bash-completion
 
 ifeq ($(V),1)
 Q :=
@@ -149,8 +152,18 @@ include tests/tests.mk
 
 install: $(BIN)
 	$(call msg,INSTALL,$(DESTDIR)$(sbindir)/pgrptrace)
-	$(Q)install -D -m 0755 pgrptrace $(DESTDIR)$(sbindir)/pgrptrace
+	$(Q)install -D -m 0755 $(BIN) $(DESTDIR)$(sbindir)/pgrptrace
 	$(Q)install -D -m 0644 docs/pgrptrace.8 $(DESTDIR)$(mandir)/man8/pgrptrace.8
+	$(call msg,INSTALL,$(DESTDIR)$(unitdir)/pgrptrace.service)
+	$(Q)install -d -m 0755 $(DESTDIR)$(unitdir)
+	$(Q)sed 's|@SBINDIR@|$(sbindir)|g' docs/pgrptrace.service.in \
+		>$(DESTDIR)$(unitdir)/pgrptrace.service.tmp
+	$(Q)chmod 0644 $(DESTDIR)$(unitdir)/pgrptrace.service.tmp
+	$(Q)mv $(DESTDIR)$(unitdir)/pgrptrace.service.tmp $(DESTDIR)$(unitdir)/pgrptrace.service
+	$(call msg,INSTALL,$(DESTDIR)$(sysconfdir)/logrotate.d/pgrptrace)
+	$(Q)install -D -m 0644 docs/pgrptrace.logrotate $(DESTDIR)$(sysconfdir)/logrotate.d/pgrptrace
+	$(call msg,INSTALL,$(DESTDIR)$(bashcompdir)/pgrptrace)
+	$(Q)install -D -m 0644 docs/pgrptrace.bash-completion $(DESTDIR)$(bashcompdir)/pgrptrace
 
 clean:
 	$(call msg,CLEAN,)

@@ -955,6 +955,8 @@ int loader__probe(const struct loader_cfg *cfg, enum hook_level level, char *why
 
 void loader__stop(struct loader *l)
 {
+	bpf_link__destroy(l->iter_link);
+	l->iter_link = NULL;
 	pgrptrace_bpf__destroy(l->skel);
 	l->skel = NULL;
 }
@@ -964,9 +966,12 @@ int loader__ringbuf_fd(const struct loader *l)
 	return bpf_map__fd(l->skel->maps.events);
 }
 
+/*
+ * The iterator's link is made once and kept: a snapshot after --user has
+ * dropped every capability then only reads a new iterator from it.
+ */
 int loader__snapshot(struct loader *l, struct pgt_snap **out)
 {
-	struct bpf_link *link;
 	size_t cap = 1024, n = 0;
 	struct pgt_snap *recs, *tmp;
 	ssize_t got;
@@ -975,15 +980,14 @@ int loader__snapshot(struct loader *l, struct pgt_snap **out)
 	*out = NULL;
 	if (!l->has_iter)
 		return -EOPNOTSUPP;
-	link = bpf_program__attach_iter(l->skel->progs.snapshot_task, NULL);
-	if (!link)
-		return -errno;
-	fd = bpf_iter_create(bpf_link__fd(link));
-	if (fd < 0) {
-		err = -errno;
-		bpf_link__destroy(link);
-		return err;
+	if (!l->iter_link) {
+		l->iter_link = bpf_program__attach_iter(l->skel->progs.snapshot_task, NULL);
+		if (!l->iter_link)
+			return -errno;
 	}
+	fd = bpf_iter_create(bpf_link__fd(l->iter_link));
+	if (fd < 0)
+		return -errno;
 	recs = malloc(cap * sizeof(*recs));
 	/* Records are written whole; read() returns whole seq_file pages. */
 	while (recs) {
@@ -1012,7 +1016,6 @@ int loader__snapshot(struct loader *l, struct pgt_snap **out)
 		n += got / sizeof(*recs);
 	}
 	close(fd);
-	bpf_link__destroy(link);
 	if (!recs)
 		return -ENOMEM;
 	if (err) {
@@ -1055,6 +1058,24 @@ void loader__drops(const struct loader *l, __u64 out[PGT_TYPE_MAX])
 
 	for (t = 0; t < PGT_TYPE_MAX; t++)
 		out[t] = percpu_sum(l->skel->maps.drops, t);
+}
+
+int loader__check_unprivileged(const struct loader *l)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	__u32 key = 0;
+	__u64 *vals;
+	int err;
+
+	if (ncpu <= 0)
+		return ncpu ?: -EINVAL;
+	vals = calloc(ncpu, sizeof(*vals));
+	if (!vals)
+		return -ENOMEM;
+	err = bpf_map__lookup_elem(l->skel->maps.stats, &key, sizeof(key), vals,
+				   sizeof(*vals) * ncpu, 0);
+	free(vals);
+	return err;
 }
 
 __u64 loader__stat(const struct loader *l, enum pgt_stat idx)

@@ -40,6 +40,7 @@ struct loader {
 	enum hook_level level;
 	bool mounted_tracefs;
 	bool has_iter;		/* the iter/task snapshot program loaded */
+	struct bpf_link *iter_link;	/* its link, made at the first snapshot */
 	char failure[256];	/* why the last level did not start, in one line */
 };
 
@@ -58,6 +59,13 @@ int loader__trace(struct loader *l, __u32 tgid);
 /* Failed reserves per record type, summed over CPUs. */
 void loader__drops(const struct loader *l, __u64 out[PGT_TYPE_MAX]);
 __u64 loader__stat(const struct loader *l, enum pgt_stat idx);
+/*
+ * Whether bpf() still reads our maps without capabilities (the loss
+ * counters): 0, or -errno (-EPERM where the kernel refuses every bpf()
+ * call to a process without capabilities while
+ * kernel.unprivileged_bpf_disabled is set, as older kernels do).
+ */
+int loader__check_unprivileged(const struct loader *l);
 const char *loader__level_name(enum hook_level level);
 
 /* What the kernel offers that the programs can do without, as probed. */

@@ -59,6 +59,7 @@ enum {
 	OPT_EVENT,
 	OPT_EXPECTED,
 	OPT_HIDE_EXPECTED,
+	OPT_USER,
 };
 
 static const struct argp_option options[] = {
@@ -66,6 +67,8 @@ static const struct argp_option options[] = {
 	{ "ecs", OPT_ECS, NULL, 0,
 	  "JSON Lines as Elastic Common Schema documents, the record under \"pgrptrace\"", 0 },
 	{ "output", 'o', "FILE", 0, "Append output to FILE (created 0600)", 0 },
+	{ "user", OPT_USER, "USER", 0,
+	  "Once attached, run as USER with no capability (not with a command)", 0 },
 	{ "pid", 'p', "PID", 0, "Trace only PID and its descendants", 0 },
 	{ "all", 'a', NULL, 0, "With a command: trace the whole machine while it runs", 0 },
 	{ "duration", 'd', "SECS", 0, "Stop after SECS seconds (decimals allowed)", 0 },
@@ -254,6 +257,14 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_REPLAY:
 		o->replay = arg;
 		break;
+	case OPT_USER: {
+		char err[256];
+
+		if (privs__lookup(arg, &o->user, err, sizeof(err)))
+			argp_error(state, "bad --user: %s", err);
+		o->has_user = true;
+		break;
+	}
 	case OPT_SIGNALS:
 		o->signals_set = true;
 		if (!strcmp(arg, "none"))
@@ -305,6 +316,13 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		/* In the kernel where it is cheap: kinds that need no signal record. */
 		if (!o->signals_set && !filter__needs_signals(&o->filter))
 			o->signal_mode = 0;
+		/* After the drop nothing could signal a command that runs as us. */
+		if (o->has_user && o->cmd)
+			argp_error(state, "--user and a command exclude each other: the command "
+					  "runs as the caller, and must stay ours to stop");
+		if (o->has_user && (o->replay || o->check))
+			argp_error(state, "--user drops the privileges of tracing: not with "
+					  "--replay or --check");
 		if (o->filter.hide_expected && !o->expected_path)
 			argp_error(state, "--hide-expected needs --expected FILE");
 		if (o->expected_path && (o->snapshot || o->tree || o->verify || o->check))
@@ -314,7 +332,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			char err[512];
 
 			if (expect__load(&o->expected, o->expected_path, err, sizeof(err)))
-				argp_failure(state, 2, 0, "%s", err);
+				argp_failure(state, argp_err_exit_status, 0, "%s", err);
 		}
 		break;
 	default:
@@ -331,6 +349,13 @@ void opts__parse(int argc, char **argv, struct opts *o)
 	o->ringbuf_bytes = DEFAULT_RINGBUF;
 	o->interval_ms = 1000;
 	o->signal_mode = 1;
+	/*
+	 * With a command, a failure of pgrptrace's own is 125, as timeout(1)
+	 * and env(1) say theirs: the command's exit status is all the rest.
+	 */
 	argp_err_exit_status = 2;
+	for (int i = 1; i < argc - 1; i++)
+		if (!strcmp(argv[i], "--"))
+			argp_err_exit_status = PGT_EXIT_OWN_FAILURE;
 	argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, o);
 }

@@ -7,6 +7,10 @@
 #include <linux/types.h>
 #include "expect.h"
 #include "filter.h"
+#include "privs.h"
+
+/* pgrptrace's own failure when it runs a command (timeout(1)'s and env(1)'s). */
+#define PGT_EXIT_OWN_FAILURE	125
 
 struct opts {
 	bool json;		/* JSON Lines instead of text */
@@ -34,6 +38,8 @@ struct opts {
 	const char *replay;	/* --replay FILE: process a recording, no BPF */
 	const char *expected_path;	/* --expected FILE */
 	struct expect_list expected;	/* its rules, read at parse time */
+	bool has_user;			/* --user USER */
+	struct privs_user user;		/* who to become once attached */
 };
 
 /* Parses argv into @o; exits 2 with a message on a usage error. */

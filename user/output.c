@@ -115,6 +115,13 @@ static int open_log(const char *path)
 	return open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
 }
 
+int output__chown(struct output *o, uid_t uid, gid_t gid)
+{
+	if (o->own_fd && fchown(o->fd, uid, gid))
+		return -errno;
+	return 0;
+}
+
 int output__reopen(struct output *o)
 {
 	int fd;

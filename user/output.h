@@ -37,6 +37,8 @@ void output__survivor(struct output *o, const struct mproc *p, __u64 now_ns);
 /* A process a resync added, corrected (@p as it is now) or removed (@p NULL). */
 void output__correction(struct output *o, const struct model_note *n, const struct mproc *p,
 			__u64 now_ns);
+/* Give -o FILE to @uid, who will reopen it. Returns 0 or -errno. */
+int output__chown(struct output *o, uid_t uid, gid_t gid);
 /* Reopen -o FILE (after logrotate moved it). Returns 0 or -errno. */
 int output__reopen(struct output *o);
 /* Whole lines formatted elsewhere (a tree, a report). */

@@ -20,6 +20,7 @@
 #include "model.h"
 #include "output.h"
 #include "pipeline.h"
+#include "privs.h"
 #include "procfs.h"
 #include "recording.h"
 #include "replay.h"
@@ -735,9 +736,7 @@ static int trace_live(struct tracer *s)
 		if (ret == 0 && o->escapes && s->cmd.pid)
 			report_survivors(s);
 	}
-	/* The command's status; a model that differed fails a command that did not. */
-	if (ret == 0 && s->cmd.done && !stop_signal)
-		ret = command__exit_code(&s->cmd);
+	/* A model that differed is a failure (the command's status comes last). */
 	if (ret == 0 && s->verify_diffs)
 		ret = 1;
 	return ret;
@@ -799,6 +798,57 @@ static int session_close(struct tracer *s, int ret)
 	return ret;
 }
 
+/*
+ * --user: every descriptor is open (ring buffer, maps, the iterator's link,
+ * -o and --record files), so become the user. What needs privileges later
+ * is checked now, as that user, so that it is refused before tracing starts.
+ */
+static int become_user(struct tracer *s)
+{
+	const struct opts *o = s->opts;
+	char *dir = NULL, *slash;
+	int err;
+
+	err = output__chown(s->out, o->user.uid, o->user.gid);
+	if (err) {
+		fprintf(stderr, "pgrptrace: cannot give %s to %s: %s\n", o->output, o->user.name,
+			strerror(-err));
+		return -1;
+	}
+	err = privs__drop(&o->user);
+	if (err) {
+		fprintf(stderr, "pgrptrace: cannot become %s: %s\n", o->user.name, strerror(-err));
+		return -1;
+	}
+	err = loader__check_unprivileged(&s->loader);
+	if (err) {
+		fprintf(stderr, "pgrptrace: as %s, this kernel refuses bpf() on pgrptrace's own "
+				"maps (%s; kernel.unprivileged_bpf_disabled): the loss counters "
+				"and the re-reading after a loss need it; run without --user\n",
+			o->user.name, strerror(-err));
+		return -1;
+	}
+	/* logrotate moves -o FILE and SIGHUP reopens it: as the user, in its directory. */
+	if (o->output) {
+		dir = strdup(o->output);
+		slash = dir ? strrchr(dir, '/') : NULL;
+		if (slash)
+			*(slash == dir ? slash + 1 : slash) = '\0';
+		if (!dir || access(slash ? dir : ".", W_OK | X_OK)) {
+			fprintf(stderr, "pgrptrace: as %s, cannot create files in %s: -o FILE is "
+					"reopened there on SIGHUP (logrotate)\n", o->user.name,
+				slash ? dir : ".");
+			free(dir);
+			return -1;
+		}
+		free(dir);
+	}
+	if (o->verbose)
+		fprintf(stderr, "pgrptrace: now running as %s (uid %u), no capabilities\n",
+			o->user.name, (unsigned int)o->user.uid);
+	return 0;
+}
+
 int trace__run(const struct opts *o)
 {
 	bool tree_mode = o->snapshot || o->tree || o->verify;
@@ -839,6 +889,8 @@ int trace__run(const struct opts *o)
 	}
 	if (start_tracing(&s, &lcfg, t_start))
 		goto out;
+	if (o->has_user && become_user(&s))
+		goto out;
 	if (o->snapshot || (o->verify && !o->cmd)) {
 		ret = one_shot(&s);
 		goto done;
@@ -849,5 +901,13 @@ int trace__run(const struct opts *o)
 done:
 	ret = end_report(&s, ret);
 out:
-	return session_close(&s, ret);
+	ret = session_close(&s, ret);
+	/*
+	 * With a command: its status, unless pgrptrace failed (125), or was
+	 * stopped by a signal (0: the command's status is not known).
+	 */
+	if (o->cmd && !o->replay)
+		ret = ret ? PGT_EXIT_OWN_FAILURE : s.cmd.done && !stop_signal ?
+		      command__exit_code(&s.cmd) : 0;
+	return ret;
 }

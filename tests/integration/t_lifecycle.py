@@ -73,6 +73,20 @@ if execs:
     t.eq(exit_of(r, execs[0]["process"]["pid"]), (7, None, False), "command mode: exit code 7")
 r = run_tracer(["--json", "--"] + workload("raise", int(signal.SIGTERM)))
 t.eq(r.rc, 128 + signal.SIGTERM, "command mode: killed by SIGTERM gives 143")
+# pgrptrace's own failure is 125 (timeout(1)'s and env(1)'s), never a status
+# the command could have given; the command's 1 and 127 stay the command's.
+mark = tempfile.mktemp(prefix="pgt-ran-")
+for args, cmd, want, what in (
+        (["--bogus"], ["touch", mark], 125, "a usage error"),
+        (["-o", "/nonexistent/dir/trace"], ["touch", mark], 125, "an -o it cannot open"),
+        (["--expected", "/nonexistent"], ["touch", mark], 125, "an --expected it cannot read"),
+        (["--json"], ["sh", "-c", "exit 1"], 1, "the command's exit 1"),
+        (["--json"], ["/nonexistent/cmd"], 127, "a command not found")):
+    r = run_tracer(args + ["--"] + cmd)
+    t.eq(r.rc, want, "command mode: %s exits %d" % (what, want))
+    if want == 125:
+        t.ok(not os.path.exists(mark), "command mode: %s: the command did not run" % what)
+        t.ok(r.err.strip(), "command mode: %s: says why" % what)
 
 # The leader thread exits first: one process exit, at the last thread.
 r = run_tracer(["--json", "--"] + workload("threads"))
