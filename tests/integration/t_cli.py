@@ -96,7 +96,7 @@ run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", mnt], check=True)
 try:
     r = run_tracer(["--json", "-o", "/dev/null", "--record", os.path.join(mnt, "r.rec"), "--"]
                    + workload("churn", 2000))
-    t.eq(r.rc, 1, "--record, full disk: exit 1")
+    t.eq(r.rc, 125, "--record, full disk: exit 125 (pgrptrace failed, with a command)")
     t.ok("No space left on device" in r.err, "--record, full disk: says so", r.err.strip())
 finally:
     run(["umount", mnt])

@@ -84,7 +84,7 @@ for name in LEVELS:
                    env={"PGRPTRACE_HOOKS": name})
     if not ok[name]:
         why = [l["reason"] for l in c["levels"] if l["name"] == name][0]
-        t.eq(r.rc, 1, "%s: forced, it fails as --check said" % name)
+        t.eq(r.rc, 125, "%s: forced, it fails as --check said (125: with a command)" % name)
         t.ok("cannot load" in r.err or "cannot attach" in r.err or "cannot use" in r.err,
              "%s: with a one-line reason" % name, r.err[-300:])
         t.skip("%s: traces a workload" % name, "refused by this kernel: %s" % why)

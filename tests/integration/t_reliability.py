@@ -65,7 +65,7 @@ mnt = tempfile.mkdtemp(prefix="pgt-full-")
 run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", mnt], check=True)
 try:
     r = run_tracer(["--json", "-o", os.path.join(mnt, "log.jsonl"), "--"] + workload("churn", 2000))
-    t.eq(r.rc, 1, "full disk: exit code 1")
+    t.eq(r.rc, 125, "full disk: exit code 125 (pgrptrace failed, with a command)")
     t.ok("No space left on device" in r.err, "full disk: says so", r.err.strip())
     data = open(os.path.join(mnt, "log.jsonl"), "rb").read()
     lines = data.split(b"\n")
