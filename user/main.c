@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 #include "check.h"
 #include "opts.h"
@@ -43,5 +44,6 @@ int main(int argc, char **argv)
 	}
 	ret = o.check ? check__run(&o) : trace__run(&o);
 	expect__free(&o.expected);
+	free(o.user.name);
 	return ret;
 }

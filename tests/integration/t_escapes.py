@@ -90,12 +90,16 @@ with tempfile.TemporaryDirectory(prefix="pgt-expect-") as d:
     with open(rules, "a") as f:
         f.write("[second]\nkind = setsid\nexecutabel = /bin/sh\n")
     r = run([PGRPTRACE, "--escapes", "--expected", rules, "--", "true"])
-    t.eq((r.returncode, r.stdout), (2, ""), "--expected: a bad rule file exits 2 before tracing")
+    t.eq((r.returncode, r.stdout), (125, ""),
+         "--expected: a bad rule file exits before tracing (125: with a command)")
     t.ok("rules:7: unknown key 'executabel'" in r.stderr, "--expected: the message names "
          "the file and line", r.stderr)
     r = run([PGRPTRACE, "--hide-expected", "--", "true"])
+    t.ok(r.returncode == 125 and "--hide-expected needs --expected" in r.stderr,
+         "--hide-expected alone is a usage error (125: with a command)", (r.returncode, r.stderr))
+    r = run([PGRPTRACE, "--hide-expected", "-d", "1"])
     t.ok(r.returncode == 2 and "--hide-expected needs --expected" in r.stderr,
-         "--hide-expected alone is a usage error", (r.returncode, r.stderr))
+         "--hide-expected alone, without a command: 2", (r.returncode, r.stderr))
 r = run_tracer(["--escapes", "--expected", os.path.join(top, "docs/expected-escapes.example"),
                 "--", "true"])
 t.eq((r.rc, r.err), (0, ""), "--expected: the example file in docs/ is read")
