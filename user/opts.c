@@ -60,6 +60,7 @@ enum {
 	OPT_EXPECTED,
 	OPT_HIDE_EXPECTED,
 	OPT_USER,
+	OPT_JOURNAL,
 };
 
 static const struct argp_option options[] = {
@@ -67,6 +68,8 @@ static const struct argp_option options[] = {
 	{ "ecs", OPT_ECS, NULL, 0,
 	  "JSON Lines as Elastic Common Schema documents, the record under \"pgrptrace\"", 0 },
 	{ "output", 'o', "FILE", 0, "Append output to FILE (created 0600)", 0 },
+	{ "journal", OPT_JOURNAL, NULL, 0,
+	  "Each record as a journal entry (without -o, not on standard output)", 0 },
 	{ "user", OPT_USER, "USER", 0,
 	  "Once attached, run as USER with no capability (not with a command)", 0 },
 	{ "pid", 'p', "PID", 0, "Trace only PID and its descendants", 0 },
@@ -257,6 +260,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_REPLAY:
 		o->replay = arg;
 		break;
+	case OPT_JOURNAL:
+		o->journal = true;
+		break;
 	case OPT_USER: {
 		char err[256];
 
@@ -316,6 +322,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		/* In the kernel where it is cheap: kinds that need no signal record. */
 		if (!o->signals_set && !filter__needs_signals(&o->filter))
 			o->signal_mode = 0;
+		if (o->journal && (o->snapshot || o->tree || o->verify || o->check))
+			argp_error(state, "--journal takes the event stream: not with --snapshot, "
+					  "--tree, --verify or --check");
 		/* After the drop nothing could signal a command that runs as us. */
 		if (o->has_user && o->cmd)
 			argp_error(state, "--user and a command exclude each other: the command "

@@ -38,6 +38,7 @@ struct opts {
 	const char *replay;	/* --replay FILE: process a recording, no BPF */
 	const char *expected_path;	/* --expected FILE */
 	struct expect_list expected;	/* its rules, read at parse time */
+	bool journal;			/* --journal */
 	bool has_user;			/* --user USER */
 	struct privs_user user;		/* who to become once attached */
 };

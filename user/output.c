@@ -31,6 +31,7 @@ enum line_role {
 struct held_line {
 	__u64 key;
 	size_t off, len;	/* in held_bytes */
+	size_t json_len;	/* a message sink's: the JSON line, before the text line */
 	enum line_role role;
 };
 
@@ -45,16 +46,22 @@ struct written {
 	__u64 key, seq;
 };
 
-struct output {
+/* One place the records go: a file descriptor, or a message sink. */
+struct channel {
+	const char *name;	/* for messages: the -o path, "output", or the sink's */
 	const char *path;
 	int fd;
 	bool json;
-	const struct formatter *fmt;	/* json_formatter or text_formatter */
+	const struct formatter *fmt;	/* json_formatter, ecs_formatter or text_formatter */
 	bool ecs;		/* JSON lines as ECS documents */
 	bool own_fd;
 	int err;		/* first write error, as -errno */
 	bool watch_stall;	/* a pipe or terminal: say if its reader stops */
+	/* A message sink: each record as its JSON and its text line, one send each. */
+	const struct sink_ops *sink;
+	void *sink_ctx;
 	struct fmt_ctx fc;
+	struct fmt_ctx tfc;	/* a message sink's text lines */
 	struct sbuf pending;	/* whole lines not yet written */
 	struct held_line *held;	/* by key, oldest first */
 	size_t nheld, held_cap;
@@ -66,6 +73,17 @@ struct output {
 	struct written *written;	/* a ring of WRITTEN_MAX, newest at written_at - 1 */
 	size_t written_at, nwritten;
 };
+
+#define OUT_CHANNELS	4
+
+/* Every channel gets every record, formatted its own way, in the same order. */
+struct output {
+	struct channel ch[OUT_CHANNELS];
+	unsigned int n;
+};
+
+/* The key of a record made in user space: each channel's newest. */
+#define KEY_LAST	((__u64)-2)
 
 /*
  * A reader that stopped reading (a paused pager, a stuck pipeline), or one
@@ -89,15 +107,15 @@ static void on_stall(int sig)
 	stall_said = 1;
 }
 
-static void watch_stalls(struct output *o)
+static void watch_stalls(struct channel *c)
 {
 	struct sigaction sa = { .sa_handler = on_stall, .sa_flags = SA_RESTART };
 	struct stat st;
 
-	if (fstat(o->fd, &st) || S_ISREG(st.st_mode))
+	if (fstat(c->fd, &st) || S_ISREG(st.st_mode))
 		return;		/* a file is never "not read" */
 	sigemptyset(&sa.sa_mask);
-	o->watch_stall = sigaction(SIGALRM, &sa, NULL) == 0;
+	c->watch_stall = sigaction(SIGALRM, &sa, NULL) == 0;
 }
 
 static void stall_timer(bool on)
@@ -107,7 +125,7 @@ static void stall_timer(bool on)
 	setitimer(ITIMER_REAL, &it, NULL);
 }
 
-static int output__flush_pending(struct output *o);
+static int flush_pending(struct channel *c);
 
 /* Append-only and private (0600); never through a symlink. */
 static int open_log(const char *path)
@@ -115,127 +133,212 @@ static int open_log(const char *path)
 	return open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
 }
 
+/* The channel of standard output or -o FILE: the first, if there is one. */
+static struct channel *fd_channel(struct output *o)
+{
+	return o->n && !o->ch[0].sink ? &o->ch[0] : NULL;
+}
+
 int output__chown(struct output *o, uid_t uid, gid_t gid)
 {
-	if (o->own_fd && fchown(o->fd, uid, gid))
+	struct channel *c = fd_channel(o);
+
+	if (c && c->own_fd && fchown(c->fd, uid, gid))
 		return -errno;
 	return 0;
 }
 
 int output__reopen(struct output *o)
 {
+	struct channel *c = fd_channel(o);
 	int fd;
 
-	if (!o->own_fd)
+	if (!c || !c->own_fd)
 		return 0;
-	output__flush_pending(o);
-	fd = open_log(o->path);
+	flush_pending(c);
+	fd = open_log(c->path);
 	if (fd < 0)
 		return -errno;
-	close(o->fd);
-	o->fd = fd;
+	close(c->fd);
+	c->fd = fd;
 	return 0;
+}
+
+static void channel_init(struct channel *c, const struct output_cfg *cfg)
+{
+	c->hold_from = (__u64)-1;
+	c->fc.boot_to_real_ns = (__s64)(clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_BOOTTIME));
+	c->fc.utc = cfg->utc;
+	c->tfc = c->fc;
+	c->tfc.dated = true;	/* a message is read apart from the others */
 }
 
 struct output *output__open(const struct output_cfg *cfg)
 {
 	struct output *o = calloc(1, sizeof(*o));
+	struct channel *c;
 
 	if (!o) {
 		fprintf(stderr, "pgrptrace: cannot allocate output: %s\n", strerror(errno));
 		return NULL;
 	}
-	o->hold_from = (__u64)-1;
-	o->json = cfg->json || cfg->ecs;
-	o->fmt = cfg->ecs ? &ecs_formatter : o->json ? &json_formatter : &text_formatter;
-	o->ecs = cfg->ecs;
-	o->path = cfg->path;
-	o->fd = STDOUT_FILENO;
+	if (cfg->no_stream)
+		return o;
+	c = &o->ch[o->n++];
+	channel_init(c, cfg);
+	c->json = cfg->json || cfg->ecs;
+	c->fmt = cfg->ecs ? &ecs_formatter : c->json ? &json_formatter : &text_formatter;
+	c->ecs = cfg->ecs;
+	c->path = cfg->path;
+	c->name = cfg->path ?: "output";
+	c->fd = STDOUT_FILENO;
 	if (cfg->path) {
-		o->fd = open_log(cfg->path);
-		if (o->fd < 0) {
+		c->fd = open_log(cfg->path);
+		if (c->fd < 0) {
 			fprintf(stderr, "pgrptrace: cannot open %s: %s\n", cfg->path,
 				strerror(errno));
 			free(o);
 			return NULL;
 		}
-		o->own_fd = true;
+		c->own_fd = true;
 	}
 	if (!cfg->offline)	/* a slow reader only slows a replay */
-		watch_stalls(o);
-	o->fc.boot_to_real_ns = (__s64)(clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_BOOTTIME));
-	o->fc.utc = cfg->utc;
+		watch_stalls(c);
 	/* A file is read days later, and --utc is for comparing with other logs. */
-	o->fc.dated = cfg->path || cfg->utc;
+	c->fc.dated = cfg->path || cfg->utc;
 	/* Colour only for a person: text on a terminal, unless NO_COLOR is set. */
-	o->fc.color = !o->json && !cfg->path && isatty(STDOUT_FILENO) &&
+	c->fc.color = !c->json && !cfg->path && isatty(STDOUT_FILENO) &&
 		      !(getenv("NO_COLOR") && *getenv("NO_COLOR"));
 	return o;
 }
 
+int output__add_sink(struct output *o, const struct output_cfg *cfg, const struct sink_ops *ops,
+		     void *ctx)
+{
+	struct channel *c;
+
+	if (o->n == OUT_CHANNELS)
+		return -ENOSPC;
+	c = &o->ch[o->n++];
+	channel_init(c, cfg);
+	c->json = true;
+	c->fmt = &json_formatter;
+	c->sink = ops;
+	c->sink_ctx = ctx;
+	c->name = ops->name;
+	c->fd = -1;
+	/* The other channels' model, host and clock. */
+	if (o->n > 1) {
+		c->fc.host = o->ch[0].fc.host;
+		c->fc.model = o->ch[0].fc.model;
+		c->fc.boot_to_real_ns = o->ch[0].fc.boot_to_real_ns;
+		c->tfc.host = c->fc.host;
+		c->tfc.model = c->fc.model;
+		c->tfc.boot_to_real_ns = c->fc.boot_to_real_ns;
+	}
+	return 0;
+}
+
+#define FOR_EACH_CHANNEL(o, c)	for ((c) = (o)->ch; (c) < (o)->ch + (o)->n; (c)++)
+
 void output__set_clock(struct output *o, __s64 boot_to_real_ns)
 {
-	o->fc.boot_to_real_ns = boot_to_real_ns;
+	struct channel *c;
+
+	FOR_EACH_CHANNEL(o, c)
+		c->fc.boot_to_real_ns = c->tfc.boot_to_real_ns = boot_to_real_ns;
 }
 
 void output__set_host(struct output *o, const struct host_id *host)
 {
-	o->fc.host = host;
+	struct channel *c;
+
+	FOR_EACH_CHANNEL(o, c)
+		c->fc.host = c->tfc.host = host;
 }
 
 void output__set_model(struct output *o, const struct model *m)
 {
-	o->fc.model = m;
+	struct channel *c;
+
+	FOR_EACH_CHANNEL(o, c)
+		c->fc.model = c->tfc.model = m;
 }
 
 void output__start(struct output *o)
 {
-	if (!o->json)
-		text__header(&o->pending, &o->fc);
+	struct channel *c = fd_channel(o);
+
+	if (c && !c->json)
+		text__header(&c->pending, &c->fc);
 }
 
 /*
  * The line formatted at @off of held_bytes, up to its end, into the queue
  * by key; most lines come in order and go at the tail.
  */
-static void output__commit_line(struct output *o, __u64 key, size_t off, enum line_role role)
+static void commit_line(struct channel *c, __u64 key, size_t off, size_t json_len,
+			enum line_role role)
 {
 	struct held_line *h;
 	size_t i;
 
-	if (o->nheld == o->held_cap) {
-		size_t cap = o->held_cap ? o->held_cap * 2 : 256;
+	if (key == KEY_LAST)
+		key = c->last_key;
+	if (c->nheld == c->held_cap) {
+		size_t cap = c->held_cap ? c->held_cap * 2 : 256;
 
-		h = realloc(o->held, cap * sizeof(*h));
+		h = realloc(c->held, cap * sizeof(*h));
 		if (!h) {
-			o->err = o->err ?: -ENOMEM;
+			c->err = c->err ?: -ENOMEM;
 			return;
 		}
-		o->held = h;
-		o->held_cap = cap;
+		c->held = h;
+		c->held_cap = cap;
 	}
-	if (o->held_bytes.oom) {
-		o->err = o->err ?: -ENOMEM;
+	if (c->held_bytes.oom) {
+		c->err = c->err ?: -ENOMEM;
 		return;
 	}
-	if (key > o->last_key)
-		o->last_key = key;
+	if (key > c->last_key)
+		c->last_key = key;
 	/* After the lines of lower keys; a record before the others of its key. */
-	for (i = o->nheld; i > 0 && (o->held[i - 1].key > key ||
-				     (o->held[i - 1].key == key && role == LINE_CAUSE &&
-				      o->held[i - 1].role != LINE_CAUSE)); i--)
+	for (i = c->nheld; i > 0 && (c->held[i - 1].key > key ||
+				     (c->held[i - 1].key == key && role == LINE_CAUSE &&
+				      c->held[i - 1].role != LINE_CAUSE)); i--)
 		;
-	memmove(&o->held[i + 1], &o->held[i], (o->nheld - i) * sizeof(*o->held));
-	o->held[i] = (struct held_line){ key, off, o->held_bytes.len - off, role };
-	o->nheld++;
+	memmove(&c->held[i + 1], &c->held[i], (c->nheld - i) * sizeof(*c->held));
+	c->held[i] = (struct held_line){ key, off, c->held_bytes.len - off, json_len, role };
+	c->nheld++;
 }
 
+/*
+ * One record into every working channel: formatted by the channel's
+ * formatter (and, for a message sink, as a text line after it), then queued.
+ */
+#define FORMAT_ALL(o, key, role, method, ...)						\
+	do {										\
+		struct channel *c_;							\
+		size_t off_, json_len_;							\
+											\
+		FOR_EACH_CHANNEL(o, c_) {						\
+			if (c_->err)							\
+				continue;						\
+			off_ = c_->held_bytes.len;					\
+			c_->fmt->method(&c_->held_bytes, &c_->fc, __VA_ARGS__);	\
+			json_len_ = c_->held_bytes.len - off_;				\
+			if (c_->sink)							\
+				text_formatter.method(&c_->held_bytes, &c_->tfc, __VA_ARGS__); \
+			commit_line(c_, key, off_, c_->sink ? json_len_ : 0, role);	\
+		}									\
+	} while (0)
+
 /* @len bytes into the next write, which goes out first if it would grow past a batch. */
-static void output__pend(struct output *o, const char *buf, size_t len)
+static void pend(struct channel *c, const char *buf, size_t len)
 {
-	if (o->pending.len + len > OUT_BATCH)
-		output__flush_pending(o);
-	sbuf__put(&o->pending, buf, len);
+	if (c->pending.len + len > OUT_BATCH)
+		flush_pending(c);
+	sbuf__put(&c->pending, buf, len);
 }
 
 /* One placeholder "0" of a line, at @at, and what replaces it. */
@@ -264,60 +367,82 @@ static void put_spliced(struct sbuf *to, const char *buf, size_t len, const stru
 }
 
 /* The seq of the latest record written with @key, if it is still known. */
-static bool cause_seq(const struct output *o, __u64 key, __u64 *seq)
+static bool cause_seq(const struct channel *c, __u64 key, __u64 *seq)
 {
 	size_t i, at;
 
-	for (i = 0; i < o->nwritten; i++) {
-		at = (o->written_at + WRITTEN_MAX - 1 - i) % WRITTEN_MAX;
-		if (o->written[at].key == key) {
-			*seq = o->written[at].seq;
+	for (i = 0; i < c->nwritten; i++) {
+		at = (c->written_at + WRITTEN_MAX - 1 - i) % WRITTEN_MAX;
+		if (c->written[at].key == key) {
+			*seq = c->written[at].seq;
 			return true;
 		}
 	}
 	return false;
 }
 
-static void remember(struct output *o, __u64 key, __u64 seq)
+static void remember(struct channel *c, __u64 key, __u64 seq)
 {
-	if (!o->written) {
-		o->written = calloc(WRITTEN_MAX, sizeof(*o->written));
-		if (!o->written)
+	if (!c->written) {
+		c->written = calloc(WRITTEN_MAX, sizeof(*c->written));
+		if (!c->written)
 			return;		/* derived records then say null */
 	}
-	o->written[o->written_at] = (struct written){ key, seq };
-	o->written_at = (o->written_at + 1) % WRITTEN_MAX;
-	if (o->nwritten < WRITTEN_MAX)
-		o->nwritten++;
+	c->written[c->written_at] = (struct written){ key, seq };
+	c->written_at = (c->written_at + 1) % WRITTEN_MAX;
+	if (c->nwritten < WRITTEN_MAX)
+		c->nwritten++;
+}
+
+/* A message sink's record: its JSON (seq spliced in @c->pending) and its text line. */
+static void send_message(struct channel *c, const struct held_line *h)
+{
+	const char *text = c->held_bytes.buf + h->off + h->json_len;
+	size_t tlen = h->len - h->json_len;
+	struct sink_msg m = {
+		.json = c->pending.buf, .json_len = c->pending.len,
+		.text = text, .text_len = tlen,
+	};
+	int err;
+
+	/* Without their newlines: a message is one record. */
+	if (m.json_len && m.json[m.json_len - 1] == '\n')
+		m.json_len--;
+	if (m.text_len && m.text[m.text_len - 1] == '\n')
+		m.text_len--;
+	err = c->sink->send(c->sink_ctx, &m);
+	if (err)
+		c->err = err;
+	sbuf__reset(&c->pending);
 }
 
 /*
  * A line's turn: its seq spliced in where the placeholder "0" after
  * {"schema":3,"seq": stands (with --ecs, also after "sequence":), a derived
  * record's cause's seq (or null) where its "cause_seq" placeholder stands,
- * then into the next write.
+ * then into the next write (or, for a message sink, sent).
  */
-static void output__emit(struct output *o, const struct held_line *h)
+static void emit(struct channel *c, const struct held_line *h)
 {
 	static const char native[] = ECS_NATIVE_KEY PGT_JSON_HEAD;
-	const char *buf = o->held_bytes.buf + h->off, *ecs_seq, *rec, *cause;
+	const char *buf = c->held_bytes.buf + h->off, *ecs_seq, *rec, *cause;
 	struct splice sp[3] = {};
-	size_t len = h->len;
+	size_t len = c->sink ? h->json_len : h->len;
 	unsigned int n = 0;
-	__u64 seq = o->next_seq;
+	__u64 seq = c->next_seq;
 
-	if (o->json && o->pending.len + len + 60 > OUT_BATCH)	/* 60: three numbers' digits */
-		output__flush_pending(o);
-	if (!o->json) {
-		output__pend(o, buf, len);
+	if (c->json && !c->sink && c->pending.len + len + 60 > OUT_BATCH) /* 60: three numbers */
+		flush_pending(c);
+	if (!c->json) {
+		pend(c, buf, len);
 		return;
 	}
-	if (o->ecs) {
+	if (c->ecs) {
 		/* Keys of ours: no escaped string can hold them. */
 		ecs_seq = memmem(buf, len, ECS_SEQ_KEY, sizeof(ECS_SEQ_KEY) - 1);
 		rec = memmem(buf, len, native, sizeof(native) - 1);
 		if (!ecs_seq || !rec || rec < ecs_seq) {
-			o->err = o->err ?: -EINVAL;	/* not a document ecs.c wrote */
+			c->err = c->err ?: -EINVAL;	/* not a document ecs.c wrote */
 			return;
 		}
 		sp[n++] = (struct splice){ (size_t)(ecs_seq - buf) + sizeof(ECS_SEQ_KEY) - 1, seq,
@@ -332,214 +457,230 @@ static void output__emit(struct output *o, const struct held_line *h)
 		cause = memmem(rec, len - (size_t)(rec - buf), PGT_JSON_CAUSE_KEY,
 			       sizeof(PGT_JSON_CAUSE_KEY) - 1);
 		if (!cause) {
-			o->err = o->err ?: -EINVAL;	/* not a record json.c wrote */
+			c->err = c->err ?: -EINVAL;	/* not a record json.c wrote */
 			return;
 		}
 		sp[n].at = (size_t)(cause - buf) + sizeof(PGT_JSON_CAUSE_KEY) - 3;
-		sp[n].null = !cause_seq(o, h->key, &sp[n].value);
+		sp[n].null = !cause_seq(c, h->key, &sp[n].value);
 		n++;
 	}
-	put_spliced(&o->pending, buf, len, sp, n);
+	put_spliced(&c->pending, buf, len, sp, n);
 	if (h->role == LINE_CAUSE)
-		remember(o, h->key, seq);
-	o->next_seq++;
+		remember(c, h->key, seq);
+	c->next_seq++;
+	if (c->sink)
+		send_message(c, h);
 }
 
 /*
  * Write out, in order, the lines whose turn has come. The bytes of the lines
  * still held move to the front of the buffer once they are the lesser part.
  */
-static void output__release(struct output *o, __u64 before)
+static void release(struct channel *c, __u64 before)
 {
 	size_t n, i, live = 0;
 	struct sbuf keep = {};
 
-	for (n = 0; n < o->nheld && o->held[n].key < before; n++)
-		if (!o->err)
-			output__emit(o, &o->held[n]);
+	for (n = 0; n < c->nheld && c->held[n].key < before; n++)
+		if (!c->err)
+			emit(c, &c->held[n]);
 	if (!n)
 		return;
-	o->nheld -= n;
-	memmove(o->held, o->held + n, o->nheld * sizeof(*o->held));
-	if (!o->nheld) {
-		sbuf__reset(&o->held_bytes);
+	c->nheld -= n;
+	memmove(c->held, c->held + n, c->nheld * sizeof(*c->held));
+	if (!c->nheld) {
+		sbuf__reset(&c->held_bytes);
 		return;
 	}
-	for (i = 0; i < o->nheld; i++)
-		live += o->held[i].len;
-	if (live * 2 > o->held_bytes.len)
+	for (i = 0; i < c->nheld; i++)
+		live += c->held[i].len;
+	if (live * 2 > c->held_bytes.len)
 		return;
-	sbuf__reset(&o->spare);
-	for (i = 0; i < o->nheld; i++) {
-		struct held_line *h = &o->held[i];
+	sbuf__reset(&c->spare);
+	for (i = 0; i < c->nheld; i++) {
+		struct held_line *h = &c->held[i];
 
-		sbuf__put(&o->spare, o->held_bytes.buf + h->off, h->len);
-		h->off = o->spare.len - h->len;
+		sbuf__put(&c->spare, c->held_bytes.buf + h->off, h->len);
+		h->off = c->spare.len - h->len;
 	}
-	if (o->spare.oom) {
-		o->err = o->err ?: -ENOMEM;
+	if (c->spare.oom) {
+		c->err = c->err ?: -ENOMEM;
 		return;
 	}
-	keep = o->held_bytes;
-	o->held_bytes = o->spare;
-	o->spare = keep;
-	sbuf__reset(&o->spare);
+	keep = c->held_bytes;
+	c->held_bytes = c->spare;
+	c->spare = keep;
+	sbuf__reset(&c->spare);
 }
 
 void output__hold(struct output *o, __u64 kseq)
 {
-	o->hold_from = kseq;
+	struct channel *c;
+
+	FOR_EACH_CHANNEL(o, c)
+		c->hold_from = kseq;
 }
 
 void output__event(struct output *o, const struct pgt_event *ev)
 {
-	size_t off;
-
 	/* Reaps and snapshot records feed the model; they are not events. */
-	if (o->err || ev->hdr->type == PGT_REAP || ev->hdr->type == PGT_SNAP ||
+	if (ev->hdr->type == PGT_REAP || ev->hdr->type == PGT_SNAP ||
 	    ev->hdr->type == PGT_SIGNAL)
 		return;
-	off = o->held_bytes.len;
-	o->fmt->event(&o->held_bytes, &o->fc, ev);
-	output__commit_line(o, ev->hdr->seq, off,
-			    ev->notes & EV_DERIVED ? LINE_DERIVED : LINE_CAUSE);
+	FORMAT_ALL(o, ev->hdr->seq, ev->notes & EV_DERIVED ? LINE_DERIVED : LINE_CAUSE, event, ev);
 }
 
 void output__signal(struct output *o, const struct sig_cause *c)
 {
-	size_t off;
-
-	if (o->err)
-		return;
-	off = o->held_bytes.len;
-	o->fmt->signal(&o->held_bytes, &o->fc, c);
-	output__commit_line(o, c->first.hdr.seq, off, LINE_CAUSE);
+	FORMAT_ALL(o, c->first.hdr.seq, LINE_CAUSE, signal, c);
 }
 
 void output__escape(struct output *o, const struct escape *e)
 {
-	size_t off;
-
-	if (o->err)
-		return;
-	off = o->held_bytes.len;
-	o->fmt->escape(&o->held_bytes, &o->fc, e);
-	output__commit_line(o, e->seq, off, LINE_DERIVED);
+	FORMAT_ALL(o, e->seq, LINE_DERIVED, escape, e);
 }
 
 void output__survivor(struct output *o, const struct mproc *p, __u64 now_ns)
 {
-	size_t off;
-
-	if (o->err)
-		return;
-	off = o->held_bytes.len;
-	o->fmt->survivor(&o->held_bytes, &o->fc, p, now_ns);
-	output__commit_line(o, o->last_key, off, LINE_LATE);
+	FORMAT_ALL(o, KEY_LAST, LINE_LATE, survivor, p, now_ns);
 }
 
 void output__correction(struct output *o, const struct model_note *n, const struct mproc *p,
 			__u64 now_ns)
 {
-	size_t off;
-
-	if (o->err)
-		return;
-	off = o->held_bytes.len;
-	o->fmt->correction(&o->held_bytes, &o->fc, n, p, now_ns);
-	output__commit_line(o, o->last_key, off, LINE_LATE);
+	FORMAT_ALL(o, KEY_LAST, LINE_LATE, correction, n, p, now_ns);
 }
 
 void output__lost(struct output *o, const struct lost_info *li)
 {
-	size_t off;
-
-	if (o->err)
-		return;
-	off = o->held_bytes.len;
-	o->fmt->lost(&o->held_bytes, &o->fc, li);
-	output__commit_line(o, o->last_key, off, LINE_LATE);
+	FORMAT_ALL(o, KEY_LAST, LINE_LATE, lost, li);
 }
 
 /*
  * A write that stops short (a full disk) would leave half a record at the
  * end of a file: cut the file back to the last whole record.
  */
-static void trim_partial(struct output *o, off_t start, size_t written)
+static void trim_partial(struct channel *c, off_t start, size_t written)
 {
 	const char *nl;
 
 	if (start < 0)
 		return;
-	nl = memrchr(o->pending.buf, '\n', written);
-	if (ftruncate(o->fd, start + (nl ? nl - o->pending.buf + 1 : 0)))
+	nl = memrchr(c->pending.buf, '\n', written);
+	if (ftruncate(c->fd, start + (nl ? nl - c->pending.buf + 1 : 0)))
 		return;	/* the error being reported already says what went wrong */
 }
 
-static int output__flush_pending(struct output *o)
+static int flush_pending(struct channel *c)
 {
-	bool watch = o->watch_stall && !stall_said && o->pending.len;
+	bool watch = c->watch_stall && !stall_said && c->pending.len;
 	size_t off = 0;
 	off_t start = -1;
 	struct stat st;
 	ssize_t n;
 
-	if (o->err)
-		return o->err;
-	if (o->own_fd && o->pending.len && !fstat(o->fd, &st) && S_ISREG(st.st_mode))
+	if (c->err)
+		return c->err;
+	if (c->sink)
+		return c->sink->flush ? (c->err = c->sink->flush(c->sink_ctx)) : 0;
+	if (c->own_fd && c->pending.len && !fstat(c->fd, &st) && S_ISREG(st.st_mode))
 		start = st.st_size;
 	if (watch)
 		stall_timer(true);
-	while (off < o->pending.len) {
-		n = write(o->fd, o->pending.buf + off, o->pending.len - off);
+	while (off < c->pending.len) {
+		n = write(c->fd, c->pending.buf + off, c->pending.len - off);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			o->err = -errno;
+			c->err = -errno;
 			if (off)
-				trim_partial(o, start, off);
+				trim_partial(c, start, off);
 			break;
 		}
 		off += (size_t)n;
 	}
 	if (watch)
 		stall_timer(false);
-	sbuf__reset(&o->pending);
-	return o->err;
+	sbuf__reset(&c->pending);
+	return c->err;
+}
+
+/* A channel that fails says so once, and the others go on. */
+static void said_failure(struct channel *c, int before)
+{
+	if (!before && c->err && c->sink && c->err != -EPIPE)
+		fprintf(stderr, "pgrptrace: %s: %s; the other outputs go on\n", c->name,
+			strerror(-c->err));
 }
 
 int output__flush(struct output *o)
 {
-	output__release(o, o->hold_from);
-	return output__flush_pending(o);
+	struct channel *c;
+	int before, err = 0, alive = 0;
+
+	FOR_EACH_CHANNEL(o, c) {
+		before = c->err;
+		release(c, c->hold_from);
+		flush_pending(c);
+		said_failure(c, before);
+		if (!c->err)
+			alive++;
+		else if (!err)
+			err = c->err;
+	}
+	/* Tracing ends when nothing is left to write to. */
+	return alive ? 0 : err;
 }
 
 /* Not a record: no seq, and written after every record queued before it. */
 void output__raw(struct output *o, const struct sbuf *sb)
 {
-	if (o->err || !sb->len)
+	struct channel *c = fd_channel(o);
+
+	if (!c || c->err || !sb->len)
 		return;
-	output__release(o, (__u64)-1);
-	output__pend(o, sb->buf, sb->len);
+	release(c, (__u64)-1);
+	pend(c, sb->buf, sb->len);
 }
 
 int output__error(const struct output *o)
 {
-	return o->err;
+	const struct channel *c = fd_channel((struct output *)o);
+
+	return c ? c->err : 0;
+}
+
+int output__sink_error(const struct output *o)
+{
+	const struct channel *c;
+
+	FOR_EACH_CHANNEL(o, c)
+		if (c->sink && c->err)
+			return c->err;
+	return 0;
 }
 
 void output__close(struct output *o)
 {
+	struct channel *c;
+	int before;
+
 	if (!o)
 		return;
-	output__release(o, (__u64)-1);
-	output__flush_pending(o);
-	if (o->own_fd)
-		close(o->fd);
-	sbuf__free(&o->pending);
-	sbuf__free(&o->held_bytes);
-	sbuf__free(&o->spare);
-	free(o->held);
-	free(o->written);
+	FOR_EACH_CHANNEL(o, c) {
+		before = c->err;
+		release(c, (__u64)-1);
+		flush_pending(c);
+		said_failure(c, before);
+		if (c->own_fd)
+			close(c->fd);
+		if (c->sink && c->sink->close)
+			c->sink->close(c->sink_ctx);
+		sbuf__free(&c->pending);
+		sbuf__free(&c->held_bytes);
+		sbuf__free(&c->spare);
+		free(c->held);
+		free(c->written);
+	}
 	free(o);
 }

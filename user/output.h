@@ -1,13 +1,18 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * The output sink: formats records into whole lines and writes them in
- * batches, one write(2) per batch, never splitting a line across writes.
+ * The outputs: standard output or -o FILE, where records are formatted into
+ * whole lines and written in batches, one write(2) per batch, never
+ * splitting a line across writes; and message sinks (the journal, syslog),
+ * which get each record alone. Every output gets every record, in the same
+ * order with the same seq; one that fails says so and the others go on.
  */
 #ifndef __OUTPUT_H
 #define __OUTPUT_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 #include "format.h"
+#include "sink.h"
 
 struct output;
 
@@ -17,10 +22,17 @@ struct output_cfg {
 	bool utc;
 	bool offline;		/* --replay: no ring buffer to warn about */
 	const char *path;	/* NULL: stdout */
+	bool no_stream;		/* neither stdout nor a file: message sinks only */
 };
 
 /* Returns NULL and prints why on failure. */
 struct output *output__open(const struct output_cfg *cfg);
+/*
+ * Add a message sink (after output__open, before the first record), with
+ * @cfg's time settings. Returns 0 or -errno.
+ */
+int output__add_sink(struct output *o, const struct output_cfg *cfg, const struct sink_ops *ops,
+		     void *ctx);
 /* Times of records from another boot (--replay): its realtime - boottime. */
 void output__set_clock(struct output *o, __s64 boot_to_real_ns);
 /* The machine the records come from, on every JSON record (kept, not copied). */
@@ -51,8 +63,10 @@ void output__raw(struct output *o, const struct sbuf *sb);
 void output__hold(struct output *o, __u64 kseq);
 /* Write what is buffered and due. Returns 0, or -errno once the sink has failed. */
 int output__flush(struct output *o);
-/* The first write error, 0 if none. */
+/* Standard output's or -o FILE's write error, 0 if none (or no such output). */
 int output__error(const struct output *o);
+/* The first error of a message sink, 0 if none. */
+int output__sink_error(const struct output *o);
 
 void output__close(struct output *o);
 

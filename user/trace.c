@@ -17,6 +17,7 @@
 #include "command.h"
 #include "decode.h"
 #include "loader.h"
+#include "journal.h"
 #include "model.h"
 #include "output.h"
 #include "pipeline.h"
@@ -101,6 +102,7 @@ struct tracer {
 	struct lineage *child_line;	/* with a command: its lineage link (held) */
 	struct rec_writer record;	/* --record, when .f is set */
 	struct host_id host;		/* the traced machine (a replay: the recorded one) */
+	struct journal *journal;	/* --journal, NULL without */
 	__u64 forks_unseen;		/* PGT_STAT_FORK_UNSEEN already acted on */
 	__u64 no_state;			/* PGT_STAT_NO_STATE already acted on */
 	__u64 orphans_cut;		/* PGT_STAT_ORPHANS_CUT already acted on */
@@ -613,6 +615,11 @@ static int session_open(struct tracer *s, const struct output_cfg *ocfg)
 	s->out = output__open(ocfg);
 	if (!s->model || !s->out)
 		return -1;
+	if (o->journal) {
+		s->journal = journal__open();
+		if (!s->journal || output__add_sink(s->out, ocfg, &journal_sink, s->journal))
+			return -1;
+	}
 	output__set_host(s->out, &s->host);
 	output__set_model(s->out, s->model);
 	model__set_note_fn(s->model, on_note, s);
@@ -758,6 +765,9 @@ static int end_report(struct tracer *s, int ret)
 			strerror(-werr));
 		ret = 1;
 	}
+	/* A journal or syslog that failed has said so; the run did not do all it was asked. */
+	if (output__sink_error(s->out) || journal__failed(s->journal, NULL))
+		ret = 1;
 	report_summary(s);
 	/* A record left out is a partial result: said, and the exit status says it. */
 	if (s->bad_records) {
@@ -791,6 +801,7 @@ static int session_close(struct tracer *s, int ret)
 	if (s->loader.skel)
 		loader__stop(&s->loader);
 	output__close(s->out);
+	free(s->journal);
 	model__free(s->model);
 	sbuf__free(&s->last_tree);
 	pipeline__free(&s->pl);
@@ -855,6 +866,8 @@ int trace__run(const struct opts *o)
 	struct output_cfg ocfg = {
 		.json = o->json, .ecs = o->ecs, .utc = o->utc, .path = o->output,
 		.offline = o->replay != NULL,
+		/* A service's standard output goes to the journal too: not twice. */
+		.no_stream = o->journal && !o->output,
 	};
 	struct loader_cfg lcfg = {
 		.self_tgid = (__u32)getpid(),
