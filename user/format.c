@@ -68,19 +68,7 @@ static const struct mproc *proc_of(const struct fmt_ctx *fc, const struct pgt_pr
 	return fc->model ? model__proc_of(fc->model, p) : NULL;
 }
 
-const struct image *fmt__image(const struct fmt_ctx *fc, const struct pgt_proc *p)
-{
-	const struct mproc *mp = proc_of(fc, p);
 
-	return mp && mp->lineage ? mp->lineage->image : NULL;
-}
-
-const struct lineage *fmt__entry(const struct fmt_ctx *fc, const struct pgt_proc *p)
-{
-	const struct mproc *mp = proc_of(fc, p);
-
-	return mp ? mp->entry : NULL;
-}
 
 void fmt__proc_view(const struct fmt_ctx *fc, const struct pgt_proc *p, struct proc_view *v)
 {

@@ -34,10 +34,6 @@ struct fmt_ctx {
 	const struct model *model;	/* what records' processes run; NULL: unknown */
 };
 
-/* The image the model has for the process @p describes, or NULL. */
-const struct image *fmt__image(const struct fmt_ctx *fc, const struct pgt_proc *p);
-/* Its login's entry leader, or NULL. */
-const struct lineage *fmt__entry(const struct fmt_ctx *fc, const struct pgt_proc *p);
 
 /*
  * What the model adds to a process object: what it runs and its login.
