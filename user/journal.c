@@ -28,15 +28,7 @@ struct journal {
 
 int journal__priority(const char *event)
 {
-	if (!event)
-		return 6;
-	if (!strcmp(event, "lost"))
-		return 3;	/* err: what was asked for is incomplete */
-	if (!strcmp(event, "escape"))
-		return 4;	/* warning */
-	if (!strcmp(event, "correction") || !strcmp(event, "survivor"))
-		return 5;	/* notice */
-	return 6;		/* info */
+	return sink__severity(event);
 }
 
 static void field_end(struct journal *j)
@@ -63,122 +55,46 @@ static void add(struct journal *j, const char *name, const char *val, size_t len
 	field_end(j);
 }
 
-static int hexval(char c)
+/* "PGRPTRACE" and each of @s's path components in upper case, joined by "_". */
+static bool field_name(char *name, const struct sink_scalar *s)
 {
-	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
+	size_t len = strlen("PGRPTRACE"), n, i;
+	unsigned int d;
 
-/* A field's exact bytes from its "_hex" twin: the value, decoded in place in @j. */
-static void add_hex(struct journal *j, const char *name, const char *hex)
-{
-	size_t i, n = strlen(hex) / 2;
-	int hi, lo;
+	memcpy(name, "PGRPTRACE", len + 1);
+	for (d = 0; d < s->depth; d++) {
+		n = strlen(s->path[d]);
+		if (len + 1 + n > NAME_MAX_LEN)
+			return false;
+		name[len++] = '_';
+		for (i = 0; i < n; i++) {
+			char c = s->path[d][i];
 
-	sbuf__puts(&j->fields, name);
-	sbuf__put(&j->fields, "=", 1);
-	for (i = 0; i < n; i++) {
-		hi = hexval(hex[2 * i]);
-		lo = hexval(hex[2 * i + 1]);
-		if (hi < 0 || lo < 0)
-			break;
-		sbuf__putc(&j->fields, (char)(hi << 4 | lo));
+			name[len++] = c >= 'a' && c <= 'z' ? (char)(c - 'a' + 'A') :
+				      (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ? c : '_';
+		}
 	}
-	field_end(j);
-}
-
-/* @name with "_KEY" (upper case) appended; false if it would be too long. */
-static bool name_append(char *name, size_t *len, const char *key)
-{
-	size_t n = strlen(key), i;
-
-	if (*len + 1 + n > NAME_MAX_LEN)
-		return false;
-	name[(*len)++] = '_';
-	for (i = 0; i < n; i++) {
-		char c = key[i];
-
-		name[(*len)++] = c >= 'a' && c <= 'z' ? (char)(c - 'a' + 'A') :
-				 (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ? c : '_';
-	}
-	name[*len] = '\0';
+	name[len] = '\0';
 	return true;
 }
 
 /*
- * Every scalar of @v as a field named after its path: PGRPTRACE_PROCESS_PID,
+ * Every scalar as a field named after its path: PGRPTRACE_PROCESS_PID,
  * PGRPTRACE_ARGS_0. A string with a "_hex" twin (bytes that are not UTF-8)
- * takes its exact bytes from the twin; null is left out.
+ * gets its exact bytes from the twin.
  */
-static void flatten(struct journal *j, json_t *v, char *name, size_t len, const char *hex)
+static void add_scalar(void *ctx, const struct sink_scalar *s)
 {
-	char buf[32];
-	const char *key;
-	json_t *m, *e, *twin;
-	size_t i, at;
+	char name[NAME_MAX_LEN + 1];
 
-	switch (json_typeof(v)) {
-	case JSON_OBJECT:
-		json_object_foreach(v, key, m) {
-			at = len;
-			if (!name_append(name, &at, key))
-				continue;
-			snprintf(buf, sizeof(buf), "%s_hex", key);
-			twin = strlen(key) + 5 <= sizeof(buf) - 1 ? json_object_get(v, buf) : NULL;
-			if (json_is_array(m) && json_is_array(twin)) {
-				json_array_foreach(m, i, e) {
-					size_t at2 = at;
-					char idx[24];
-
-					snprintf(idx, sizeof(idx), "%zu", i);
-					if (name_append(name, &at2, idx))
-						flatten(j, e, name, at2,
-							json_string_value(json_array_get(twin, i)));
-				}
-				name[len] = '\0';
-				continue;
-			}
-			flatten(j, m, name, at, json_is_string(m) ? json_string_value(twin) : NULL);
-			name[len] = '\0';
-		}
-		return;
-	case JSON_ARRAY:
-		json_array_foreach(v, i, m) {
-			at = len;
-			snprintf(buf, sizeof(buf), "%zu", i);
-			if (name_append(name, &at, buf))
-				flatten(j, m, name, at, NULL);
-			name[len] = '\0';
-		}
-		return;
-	case JSON_STRING:
-		if (hex)
-			add_hex(j, name, hex);
-		else
-			add(j, name, json_string_value(v), json_string_length(v));
-		return;
-	case JSON_INTEGER:
-		snprintf(buf, sizeof(buf), "%" JSON_INTEGER_FORMAT, json_integer_value(v));
-		add(j, name, buf, strlen(buf));
-		return;
-	case JSON_REAL:
-		snprintf(buf, sizeof(buf), "%.17g", json_real_value(v));
-		add(j, name, buf, strlen(buf));
-		return;
-	case JSON_TRUE:
-		add(j, name, "true", 4);
-		return;
-	case JSON_FALSE:
-		add(j, name, "false", 5);
-		return;
-	case JSON_NULL:
-		return;
-	}
+	if (field_name(name, s))
+		add(ctx, name, s->bytes, s->bytes_len);
 }
 
 static int journal_send(void *ctx, const struct sink_msg *msg)
 {
 	struct journal *j = ctx;
-	char name[NAME_MAX_LEN + 1] = "PGRPTRACE", prio[2];
+	char prio[2];
 	json_t *root = json_loadb(msg->json, msg->json_len, 0, NULL);
 	struct iovec *iov;
 	size_t i, from;
@@ -192,8 +108,7 @@ static int journal_send(void *ctx, const struct sink_msg *msg)
 	prio[1] = '\0';
 	add(j, "PRIORITY", prio, 1);
 	add(j, "PGRPTRACE_JSON", msg->json, msg->json_len);
-	if (root)
-		flatten(j, root, name, strlen(name), NULL);
+	sink__walk(root, add_scalar, j);
 	json_decref(root);
 	iov = j->fields.oom ? NULL : realloc(j->iov, j->nfields * sizeof(*iov));
 	if (!iov) {
