@@ -1017,7 +1017,7 @@ static int scenario_hostile(void)
 {
 	static const char *const names[] = {
 		"new\nline", "\x1b[2J\x1b[H", "q\"uo'te", "back\\slash", "\xff\xfe\x80" "bad",
-		"caf\xc3\xa9", "0123456789abcde",
+		"caf\xc3\xa9", "0123456789abcde", "brack]et",
 	};
 	unsigned int i;
 	pid_t p;

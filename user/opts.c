@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "opts.h"
+#include "syslog.h"
 
 #define DEFAULT_RINGBUF	(4U << 20)
 
@@ -61,6 +62,9 @@ enum {
 	OPT_HIDE_EXPECTED,
 	OPT_USER,
 	OPT_JOURNAL,
+	OPT_SYSLOG,
+	OPT_SYSLOG_FACILITY,
+	OPT_SYSLOG_QUEUE,
 };
 
 static const struct argp_option options[] = {
@@ -70,6 +74,14 @@ static const struct argp_option options[] = {
 	{ "output", 'o', "FILE", 0, "Append output to FILE (created 0600)", 0 },
 	{ "journal", OPT_JOURNAL, NULL, 0,
 	  "Each record as a journal entry (without -o, not on standard output)", 0 },
+	{ "syslog", OPT_SYSLOG, "TARGET", OPTION_ARG_OPTIONAL,
+	  "Each record as an RFC 5424 message to TARGET: /dev/log (the default), "
+	  "unix:PATH, tcp://HOST:PORT or udp://HOST:PORT (without -o, not on standard "
+	  "output)", 0 },
+	{ "syslog-facility", OPT_SYSLOG_FACILITY, "NAME", 0,
+	  "The facility of --syslog's messages (default daemon)", 0 },
+	{ "syslog-queue", OPT_SYSLOG_QUEUE, "BYTES", 0,
+	  "What --syslog holds while its collector is away (K and M suffixes; default 8M)", 0 },
 	{ "user", OPT_USER, "USER", 0,
 	  "Once attached, run as USER with no capability (not with a command)", 0 },
 	{ "pid", 'p', "PID", 0, "Trace only PID and its descendants", 0 },
@@ -263,6 +275,38 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_JOURNAL:
 		o->journal = true;
 		break;
+	case OPT_SYSLOG: {
+		enum syslog_kind kind;
+		char err[600];
+
+		o->syslog = true;
+		o->syslog_target = arg;
+		if (arg && syslog__parse_target(arg, &kind, err, sizeof(err)))
+			argp_error(state, "bad --syslog target %s", err);
+		break;
+	}
+	case OPT_SYSLOG_FACILITY:
+		o->syslog_facility = syslog__facility(arg);
+		if (o->syslog_facility < 0)
+			argp_error(state, "bad --syslog-facility '%s': want a name of syslog(3), "
+					  "such as daemon, auth, authpriv or local0 to local7", arg);
+		o->syslog_facility_set = true;
+		break;
+	case OPT_SYSLOG_QUEUE: {
+		unsigned long long v;
+		char *end;
+
+		errno = 0;
+		v = strtoull(arg, &end, 10);
+		if (!errno && end != arg && (*end == 'k' || *end == 'K'))
+			v <<= 10, end++;
+		else if (!errno && end != arg && (*end == 'm' || *end == 'M'))
+			v <<= 20, end++;
+		if (errno || end == arg || *end || v < 65536 || v > (1ULL << 30))
+			argp_error(state, "bad --syslog-queue '%s': want 64K to 1024M", arg);
+		o->syslog_queue = (size_t)v;
+		break;
+	}
 	case OPT_USER: {
 		char err[256];
 
@@ -325,6 +369,11 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		if (o->journal && (o->snapshot || o->tree || o->verify || o->check))
 			argp_error(state, "--journal takes the event stream: not with --snapshot, "
 					  "--tree, --verify or --check");
+		if (o->syslog && (o->snapshot || o->tree || o->verify || o->check))
+			argp_error(state, "--syslog takes the event stream: not with --snapshot, "
+					  "--tree, --verify or --check");
+		if (!o->syslog && (o->syslog_facility_set || o->syslog_queue))
+			argp_error(state, "--syslog-facility and --syslog-queue need --syslog");
 		/* After the drop nothing could signal a command that runs as us. */
 		if (o->has_user && o->cmd)
 			argp_error(state, "--user and a command exclude each other: the command "
@@ -356,6 +405,7 @@ void opts__parse(int argc, char **argv, struct opts *o)
 
 	memset(o, 0, sizeof(*o));
 	o->ringbuf_bytes = DEFAULT_RINGBUF;
+	o->syslog_facility = 3;	/* daemon */
 	o->interval_ms = 1000;
 	o->signal_mode = 1;
 	/*

@@ -39,6 +39,11 @@ struct opts {
 	const char *expected_path;	/* --expected FILE */
 	struct expect_list expected;	/* its rules, read at parse time */
 	bool journal;			/* --journal */
+	bool syslog;			/* --syslog */
+	const char *syslog_target;	/* its TARGET, NULL for /dev/log */
+	int syslog_facility;		/* --syslog-facility, daemon by default */
+	bool syslog_facility_set;
+	size_t syslog_queue;		/* --syslog-queue, 0 for the default */
 	bool has_user;			/* --user USER */
 	struct privs_user user;		/* who to become once attached */
 };

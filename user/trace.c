@@ -18,6 +18,7 @@
 #include "decode.h"
 #include "loader.h"
 #include "journal.h"
+#include "syslog.h"
 #include "model.h"
 #include "output.h"
 #include "pipeline.h"
@@ -103,6 +104,7 @@ struct tracer {
 	struct rec_writer record;	/* --record, when .f is set */
 	struct host_id host;		/* the traced machine (a replay: the recorded one) */
 	struct journal *journal;	/* --journal, NULL without */
+	struct syslog *syslog;		/* --syslog, NULL without */
 	__u64 forks_unseen;		/* PGT_STAT_FORK_UNSEEN already acted on */
 	__u64 no_state;			/* PGT_STAT_NO_STATE already acted on */
 	__u64 orphans_cut;		/* PGT_STAT_ORPHANS_CUT already acted on */
@@ -620,6 +622,16 @@ static int session_open(struct tracer *s, const struct output_cfg *ocfg)
 		if (!s->journal || output__add_sink(s->out, ocfg, &journal_sink, s->journal))
 			return -1;
 	}
+	if (o->syslog) {
+		struct syslog_cfg scfg = {
+			.target = o->syslog_target, .facility = o->syslog_facility,
+			.queue_bytes = o->syslog_queue,
+		};
+
+		s->syslog = syslog__open(&scfg);
+		if (!s->syslog || output__add_sink(s->out, ocfg, &syslog_sink, s->syslog))
+			return -1;
+	}
 	output__set_host(s->out, &s->host);
 	output__set_model(s->out, s->model);
 	model__set_note_fn(s->model, on_note, s);
@@ -801,7 +813,11 @@ static int session_close(struct tracer *s, int ret)
 	if (s->loader.skel)
 		loader__stop(&s->loader);
 	output__close(s->out);
+	/* Records the collector never got (counted as the queue drained at close). */
+	if (syslog__lost(s->syslog))
+		ret = ret ?: 1;
 	free(s->journal);
+	syslog__free(s->syslog);
 	model__free(s->model);
 	sbuf__free(&s->last_tree);
 	pipeline__free(&s->pl);
@@ -866,8 +882,8 @@ int trace__run(const struct opts *o)
 	struct output_cfg ocfg = {
 		.json = o->json, .ecs = o->ecs, .utc = o->utc, .path = o->output,
 		.offline = o->replay != NULL,
-		/* A service's standard output goes to the journal too: not twice. */
-		.no_stream = o->journal && !o->output,
+		/* A service's standard output goes to the journal (and syslog) too: not twice. */
+		.no_stream = (o->journal || o->syslog) && !o->output,
 	};
 	struct loader_cfg lcfg = {
 		.self_tgid = (__u32)getpid(),

@@ -548,6 +548,7 @@ def run_tracer(args, env=None, timeout=TIMEOUT, cwd=None, stdin=None, expect_han
     r = Run(rc, out, err, facts)
     r.timed_out = proc.timed_out
     r.hung = proc.hung
+    r.pid = proc.pid
     return r
 
 

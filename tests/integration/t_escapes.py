@@ -395,7 +395,7 @@ elif t.eq(r.rc, 0, "ssh login, ecs: the login succeeded") and r.fact("login"):
 
 # Hostile names: every mode keeps one record per line, and the bytes come back.
 names = ["new\nline", "\x1b[2J\x1b[H", "q\"uo'te", "back\\slash", b"\xff\xfe\x80bad",
-         "caf\u00e9", "0123456789abcde"]
+         "caf\u00e9", "0123456789abcde", "brack]et"]
 raw = [n if isinstance(n, bytes) else n.encode() for n in names]
 for mode in (["--json"], ["--escapes", "--json"], [], ["--escapes"]):
     r = run_tracer(mode + ["--signals=all", "--"] + workload("hostile"))

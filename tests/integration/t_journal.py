@@ -17,7 +17,7 @@ from harness import PGRPTRACE, WORKLOAD, Tap, check_nothing_left, run
 t = Tap()
 JOURNALD = "/lib/systemd/systemd-journald"
 NAMES = [b"new\nline", b"\x1b[2J\x1b[H", b"q\"uo'te", b"back\\slash", b"\xff\xfe\x80bad",
-         "caf\u00e9".encode(), b"0123456789abcde"]
+         "caf\u00e9".encode(), b"0123456789abcde", b"brack]et"]
 
 tmp = tempfile.mkdtemp(prefix="pgt-journal-")
 conf = os.path.join(tmp, "journald.conf.d")
