@@ -83,6 +83,9 @@ try:
     t.eq(complete("pgrptrace --event exec,es"), ["exec,escape"],
          "bash completion: --event's kinds after a comma")
     t.eq(complete("pgrptrace --signals a"), ["all"], "bash completion: --signals")
+    t.eq(complete("pgrptrace --syslog-facility auth"), ["auth", "authpriv"],
+         "bash completion: --syslog-facility")
+    t.eq(complete("pgrptrace --syslog=tc"), ["tcp://"], "bash completion: --syslog=TARGET")
 finally:
     shutil.rmtree(tmp, ignore_errors=True)
 t.done()
