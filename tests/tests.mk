@@ -10,7 +10,7 @@ UNIT_BINS	:= $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
 WORKLOAD	:= $(OUTPUT)/tests/workload
 FIDELITY	:= $(OUTPUT)/tests/fidelity
 # t_kernels.py boots other kernels under qemu: once, in its own pass.
-KERNEL_TESTS	:= tests/integration/t_kernels.py
+KERNEL_TESTS	:= tests/integration/t_kernels.py tests/integration/t_service.py
 INTEG_TESTS	:= $(filter-out $(KERNEL_TESTS),$(sort $(wildcard tests/integration/t_*.py)))
 TEST_LIBS	:= $(shell $(PKG_CONFIG) --libs cmocka jansson 2>/dev/null || echo -lcmocka -ljansson)
 PROVE		?= prove -f -o

@@ -154,7 +154,7 @@ mount -t overlay overlay -o lowerdir=/lower,upperdir=/rw/upper,workdir=/rw/work 
 	{ echo "@@pgt-fail no overlay"; poweroff -f; }
 umount /proc /sys
 mount --move /dev /newroot/dev
-exec switch_root /newroot /bin/sh /pgt-run.sh
+exec switch_root /newroot @INIT@
 """
 
 RUN_HEAD = """#!/bin/sh
@@ -237,8 +237,63 @@ def make_root(project, tests, env, per_test):
     return work, image
 
 
-def boot_root(kernel_dir, image, timeout):
-    """Boot @kernel_dir's kernel on the root disk @image from make_root().
+def _write(path, text, mode=0o644):
+    """A new file at @path in a staged root. Its tree is hard links to the
+    host's files: unlink first, never write through a link."""
+    if os.path.lexists(path):
+        os.unlink(path)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write(text)
+    os.chmod(path, mode)
+
+
+def make_systemd_root(project, install, units, check):
+    """A root disk like make_root()'s, booted with systemd as PID 1: the
+    host's systemd, @install(stage) to install into it (make install
+    DESTDIR=), @units {path under /etc/systemd/system: text} (units, drop-ins
+    and the .wants symlinks as "-> target"), and @check, the shell script
+    that a oneshot unit runs once the system is up, on the serial console,
+    before it powers off. None of the host's enabled units, no fstab.
+    The caller removes the returned directory."""
+    work = tempfile.mkdtemp(prefix="pgt-sdroot-")
+    stage = os.path.join(work, "stage")
+    _stage_root(stage, project)
+    subprocess.run(["cp", "-al", "/usr/lib/systemd", os.path.join(stage, "usr/lib/systemd")],
+                   check=True)
+    shutil.rmtree(os.path.join(stage, "etc/systemd/system"))
+    os.makedirs(os.path.join(stage, "etc/systemd/system"))
+    _write(os.path.join(stage, "etc/fstab"), "")
+    _write(os.path.join(stage, "etc/hostname"), "pgt-guest\n")
+    install(stage)
+    for path, text in sorted(units.items()):
+        dst = os.path.join(stage, "etc/systemd/system", path)
+        if text.startswith("-> "):
+            os.makedirs(os.path.dirname(dst), exist_ok=True)
+            os.symlink(text[3:], dst)
+        else:
+            _write(dst, text)
+    _write(os.path.join(stage, "pgt-check.sh"), check, 0o755)
+    _write(os.path.join(stage, "etc/systemd/system/pgt-check.service"),
+           "[Unit]\nDescription=the test's checks\n"
+           "[Service]\nType=oneshot\nExecStart=/bin/sh /pgt-check.sh\n"
+           "StandardOutput=tty\nStandardError=tty\nTTYPath=/dev/ttyS0\n"
+           "ExecStopPost=/bin/systemctl poweroff --force --force\n")
+    os.makedirs(os.path.join(stage, "etc/systemd/system/multi-user.target.wants"),
+                exist_ok=True)
+    os.symlink("/etc/systemd/system/pgt-check.service",
+               os.path.join(stage, "etc/systemd/system/multi-user.target.wants/pgt-check.service"))
+    image = os.path.join(work, "root.img")
+    subprocess.run(["mke2fs", "-q", "-F", "-t", "ext4", "-b", "4096", "-O",
+                    "^has_journal,^metadata_csum,^64bit", "-d", stage, image, "2500M"],
+                   check=True)
+    shutil.rmtree(stage)
+    return work, image
+
+
+def boot_root(kernel_dir, image, timeout, init="/bin/sh /pgt-run.sh", append=""):
+    """Boot @kernel_dir's kernel on the root disk @image from make_root(),
+    switching to @init there (with @append on the kernel's command line).
     Returns (kernel release or None, {test: (status, output)}, console)."""
     work = tempfile.mkdtemp(prefix="pgt-guest-")
     try:
@@ -248,14 +303,14 @@ def boot_root(kernel_dir, image, timeout):
         _copy(root, BUSYBOX, "/bin/busybox")
         _modules(root, kernel_dir)
         with open(os.path.join(root, "init"), "w") as f:
-            f.write(ROOT_INIT)
+            f.write(ROOT_INIT.replace("@INIT@", init))
         os.chmod(os.path.join(root, "init"), 0o755)
         initrd = os.path.join(work, "initrd.gz")
         subprocess.run("cd '%s' && find . | cpio -o -H newc --quiet | gzip -1 > '%s'"
                        % (root, initrd), shell=True, check=True)
         cmd = ["qemu-system-x86_64", "-accel", TCG, "-m", "3072", "-smp", "2",
                "-kernel", os.path.join(kernel_dir, "vmlinuz"), "-initrd", initrd,
-               "-append", "console=ttyS0 panic=-1 quiet",
+               "-append", ("console=ttyS0 panic=-1 quiet " + append).strip(),
                "-drive", "file=%s,if=virtio,format=raw,snapshot=on" % image,
                "-nographic", "-no-reboot", "-nodefaults", "-serial", "stdio"]
         try:
