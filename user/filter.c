@@ -148,9 +148,19 @@ bool filter__signal(const struct filter *f, const struct model *m, const struct 
 
 bool filter__escape(const struct filter *f, const struct escape *e)
 {
+	struct pgt_proc before = e->proc;
+
 	if (f->hide_expected && e->expected)
 		return false;
-	return kind_wanted(f, "escape") && filter__proc(f, &e->proc);
+	if (!kind_wanted(f, "escape"))
+		return false;
+	/* Where it went, or where it left from: an escape from pts/1 matches --tty pts/1. */
+	before.sid = e->from.sid;
+	before.pgid = e->from.pgid;
+	before.ppid = e->from.ppid;
+	before.tty_nr = e->from.tty_nr;
+	memcpy(before.tty, e->from.tty, sizeof(before.tty));
+	return filter__proc(f, &e->proc) || filter__proc(f, &before);
 }
 
 bool filter__process(const struct filter *f, const char *kind, const struct mproc *p)
