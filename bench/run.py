@@ -391,6 +391,82 @@ def memory(cfg, n):
     return rows
 
 
+def tree_view(cfg, n, secs=6.0):
+    """The full-screen tree (--tree in a 200x50 tmux pane, redrawn at most
+    every 200 ms) against the stream (--json to /dev/null), in the same run,
+    with @n sleeping processes held: pgrptrace's CPU (% of one core) while
+    nothing happens, and while the mixed workload churns for @secs."""
+    sock = "pgt-bench-%d" % os.getpid()
+    conf = tempfile.NamedTemporaryFile("w", suffix=".conf", delete=False)
+    conf.write("set -g window-size manual\nset -g status off\n")
+    conf.close()
+    tmux = ["tmux", "-u", "-L", sock, "-f", conf.name]
+    hold = subprocess.Popen([cfg.pgtbench, "hold", "600", str(n)], stdout=subprocess.PIPE,
+                            text=True, start_new_session=True)
+    rows = []
+    try:
+        if not hold.stdout.readline():
+            raise RuntimeError("pgtbench hold %d failed" % n)
+        for label in ("stream", "tree"):
+            if label == "stream":
+                tr, _ = start_pgrptrace(cfg, ["--json", "-o", os.devnull])
+                pid = tr.pid
+            else:
+                subprocess.run(tmux + ["new-session", "-d", "-x", "200", "-y", "50", "env",
+                                       "TERM=tmux-256color", "LANG=C.UTF-8", cfg.pgrptrace,
+                                       "--tree"], check=True)
+                pid = int(subprocess.run(tmux + ["display", "-p", "#{pane_pid}"],
+                                         capture_output=True, text=True).stdout)
+                deadline = time.monotonic() + 60
+                while "q quit" not in subprocess.run(tmux + ["capture-pane", "-p"],
+                                                     capture_output=True, text=True).stdout:
+                    if time.monotonic() > deadline:
+                        raise RuntimeError("the tree view did not come up")
+                    time.sleep(0.1)
+            try:
+                time.sleep(1)
+                t0, c0 = time.monotonic(), cpu_ticks(pid)
+                time.sleep(3)
+                idle = (cpu_ticks(pid) - c0) / TICK / (time.monotonic() - t0) * 100
+                t0, c0, ops = time.monotonic(), cpu_ticks(pid), 0
+                while time.monotonic() - t0 < secs:
+                    ops += workload(cfg, "mixed")["ops"]
+                churn = (cpu_ticks(pid) - c0) / TICK / (time.monotonic() - t0) * 100
+                rss = proc_status(pid)["VmHWM"]
+                rows.append((label, idle, churn, ops / (time.monotonic() - t0), rss))
+            finally:
+                if label == "stream":
+                    stop(tr)
+                else:
+                    subprocess.run(tmux + ["kill-server"])
+    finally:
+        os.killpg(hold.pid, signal.SIGKILL)
+        try:
+            while True:
+                os.wait()
+        except ChildProcessError:
+            pass
+        os.unlink(conf.name)
+    return rows
+
+
+def tree_table(cfg, n):
+    rows = tree_view(cfg, n)
+    base = {r[0]: r for r in rows}["stream"]
+    lines = ["### The full-screen tree with %d live processes" % n, "",
+             "`pgrptrace --tree` in a 200x50 tmux pane (kernel threads hidden, daemons "
+             "folded, at most one redraw per 200 ms) against `--json -o /dev/null`, "
+             "measured in the same run: pgrptrace's CPU in %% of one core, idle and "
+             "while the `mixed` workload churns.", "",
+             "| output | CPU idle | CPU under churn | ratio to the stream | workload ops/s | "
+             "VmHWM (MiB) |", "|---|---|---|---|---|---|"]
+    for label, idle, churn, rate, rss in rows:
+        lines.append("| %s | %.1f%% | %.1f%% | %.2f | %s | %.1f |" % (
+            "stream (--json)" if label == "stream" else "tree (full screen)", idle, churn,
+            churn / base[2] if base[2] else 0, "{:,.0f}".format(rate), rss / 1024))
+    return "\n".join(lines) + "\n"
+
+
 PINNED_MODES = ["fork", "spawn", "setsid", "setpgid", "mixed"]
 
 
@@ -623,11 +699,18 @@ def main():
     ap.add_argument("--pinned-pairs", type=int, default=5,
                     help="rounds of the pinned fork-family comparison (0: none)")
     ap.add_argument("--skip-extra", action="store_true", help="no memory or replay figures")
+    ap.add_argument("--tree-procs", type=int, default=10000,
+                    help="live processes for the full-screen tree's figure")
+    ap.add_argument("--tree-only", action="store_true",
+                    help="only the full-screen tree's figure, printed (not written to --out)")
     cfg = ap.parse_args()
     cfg.modes = cfg.modes.split(",")
     if os.geteuid():
         sys.exit("bench: run as root (the observers load BPF programs or audit rules)")
     ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)      # PR_SET_CHILD_SUBREAPER
+    if cfg.tree_only:
+        print(tree_table(cfg, cfg.tree_procs))
+        return
     if not os.path.exists("/sys/kernel/tracing/events"):
         subprocess.run(["mount", "-t", "tracefs", "nodev", "/sys/kernel/tracing"])
     tmp = tempfile.mkdtemp(prefix="pgt-bench-")
@@ -698,6 +781,7 @@ def main():
                 "in the snapshot" if how == "snapshot" else "born while tracing", rb,
                 rss / 1024, hwm / 1024, snap if snap is not None else "-"))
         out.append("\n".join(lines) + "\n")
+        out.append(tree_table(cfg, cfg.tree_procs))
         lines = ["### Userspace alone: a recorded stream replayed (`--replay`, best of 3)", "",
                  "| output | records | records/s |", "|---|---|---|"]
         for fmt, n, rate in replay(cfg, tmp):

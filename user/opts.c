@@ -65,6 +65,8 @@ enum {
 	OPT_SYSLOG,
 	OPT_SYSLOG_FACILITY,
 	OPT_SYSLOG_QUEUE,
+	OPT_COLOR,
+	OPT_KTHREADS,
 };
 
 static const struct argp_option options[] = {
@@ -117,9 +119,16 @@ static const struct argp_option options[] = {
 	  "are not traced", 1 },
 	{ NULL, 0, NULL, 0, "Trees:", 2 },
 	{ "snapshot", OPT_SNAPSHOT, NULL, 0, "Print the session/group/process tree once", 2 },
-	{ "tree", OPT_TREE, NULL, 0, "Show the tree live (redrawn on a terminal)", 2 },
-	{ "interval", 'i', "SECS", 0, "Live tree refresh interval (default 1)", 2 },
+	{ "tree", OPT_TREE, NULL, 0,
+	  "Show the tree live: full screen with keys on a terminal, else printed on each change",
+	  2 },
+	{ "interval", 'i', "SECS", 0, "Live tree refresh interval (default 1; 0.2 full screen)",
+	  2 },
 	{ "ascii", OPT_ASCII, NULL, 0, "Draw the tree with ASCII", 2 },
+	{ "kernel-threads", OPT_KTHREADS, NULL, 0,
+	  "Full-screen tree: show kernel threads (the k key toggles them)", 2 },
+	{ "color", OPT_COLOR, "WHEN", 0,
+	  "Colours on a terminal: auto (the default, off with NO_COLOR), always or never", 2 },
 	{ "verify", OPT_VERIFY, NULL, 0,
 	  "Compare the model with /proc and print every difference", 2 },
 	{ NULL, 0, NULL, 0, "Self-check:", 3 },
@@ -219,6 +228,19 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_VERIFY:
 		o->verify = true;
+		break;
+	case OPT_KTHREADS:
+		o->kthreads = true;
+		break;
+	case OPT_COLOR:
+		if (!strcmp(arg, "auto"))
+			o->color = 0;
+		else if (!strcmp(arg, "always"))
+			o->color = 1;
+		else if (!strcmp(arg, "never"))
+			o->color = 2;
+		else
+			argp_error(state, "bad --color '%s': want auto, always or never", arg);
 		break;
 	case OPT_ASCII:
 		o->ascii = true;

@@ -32,6 +32,9 @@ struct opts {
 	bool escapes;		/* --escapes: only escapes, and the survivors */
 	bool ascii;		/* tree glyphs in ASCII */
 	__u64 interval_ms;	/* live tree refresh */
+	bool interval_set;	/* -i given */
+	bool kthreads;		/* --kernel-threads */
+	int color;		/* --color: 0 auto, 1 always, 2 never */
 	struct filter filter;	/* --uid, --tty, --session, --comm, --event */
 	bool check;		/* --check: what this kernel offers, no tracing */
 	const char *record;	/* --record FILE: the raw records, for --replay */

@@ -207,8 +207,9 @@ struct output *output__open(const struct output_cfg *cfg)
 	/* A file is read days later, and --utc is for comparing with other logs. */
 	c->fc.dated = cfg->path || cfg->utc;
 	/* Colour only for a person: text on a terminal, unless NO_COLOR is set. */
-	c->fc.color = !c->json && !cfg->path && isatty(STDOUT_FILENO) &&
-		      !(getenv("NO_COLOR") && *getenv("NO_COLOR"));
+	c->fc.color = !c->json && !cfg->path && cfg->color != 2 &&
+		      (cfg->color == 1 || (isatty(STDOUT_FILENO) &&
+					   !(getenv("NO_COLOR") && *getenv("NO_COLOR"))));
 	return o;
 }
 

@@ -23,6 +23,7 @@ struct output_cfg {
 	bool offline;		/* --replay: no ring buffer to warn about */
 	const char *path;	/* NULL: stdout */
 	bool no_stream;		/* neither stdout nor a file: message sinks only */
+	int color;		/* --color: 0 auto (a terminal, no NO_COLOR), 1 always, 2 never */
 };
 
 /* Returns NULL and prints why on failure. */

@@ -197,6 +197,11 @@ static int cp_width(unsigned int cp)
 	return w < 0 ? 1 : w;
 }
 
+int utf8__width(const unsigned char *s, size_t len)
+{
+	return len == 1 ? 1 : cp_width(utf8_cp(s, len));
+}
+
 size_t sbuf__put_text(struct sbuf *sb, const char *str, size_t max)
 {
 	const unsigned char *s = (const unsigned char *)str;

@@ -47,6 +47,8 @@ void sbuf__put_s64(struct sbuf *sb, long long v);
 
 /* Length of the valid UTF-8 sequence at @s (at most @n bytes), 0 if invalid. */
 size_t utf8__seq_len(const unsigned char *s, size_t n);
+/* Terminal columns of the valid sequence of @len bytes at @s (wcwidth() of UTF-8). */
+int utf8__width(const unsigned char *s, size_t len);
 
 /* strnlen() for fixed-size kernel strings that may lack their NUL. */
 size_t str__len(const char *s, size_t max);

@@ -19,6 +19,7 @@
 #include "loader.h"
 #include "journal.h"
 #include "syslog.h"
+#include "tui.h"
 #include "model.h"
 #include "output.h"
 #include "pipeline.h"
@@ -105,6 +106,8 @@ struct tracer {
 	struct host_id host;		/* the traced machine (a replay: the recorded one) */
 	struct journal *journal;	/* --journal, NULL without */
 	struct syslog *syslog;		/* --syslog, NULL without */
+	bool full_screen;		/* --tree on a terminal */
+	struct tui *tui;		/* its view, NULL otherwise */
 	__u64 forks_unseen;		/* PGT_STAT_FORK_UNSEEN already acted on */
 	__u64 no_state;			/* PGT_STAT_NO_STATE already acted on */
 	__u64 orphans_cut;		/* PGT_STAT_ORPHANS_CUT already acted on */
@@ -557,7 +560,12 @@ static int stream(struct tracer *s)
 		if (verify_from)
 			serve_verify_request(s);
 		now = clock_ns(CLOCK_MONOTONIC);
-		if (s->opts->tree && model__generation(s->model) != drawn_gen && now >= next_draw) {
+		if (s->tui) {
+			if (tui__keys(s->tui))
+				break;	/* q */
+			tui__draw(s->tui, now);
+		} else if (s->opts->tree && model__generation(s->model) != drawn_gen &&
+			   now >= next_draw) {
 			draw_tree(s, tty_out);
 			drawn_gen = model__generation(s->model);
 			next_draw = now + s->opts->interval_ms * 1000000ULL;
@@ -630,6 +638,20 @@ static int session_open(struct tracer *s, const struct output_cfg *ocfg)
 
 		s->syslog = syslog__open(&scfg);
 		if (!s->syslog || output__add_sink(s->out, ocfg, &syslog_sink, s->syslog))
+			return -1;
+	}
+	if (s->full_screen) {
+		struct tui_cfg tc = {
+			.model = s->model, .filter = &o->filter, .pid = (__u32)o->pid,
+			.kthreads = o->kthreads, .ascii = !s->utf8, .host = s->host.name,
+			.color = o->color == 1 || (o->color == 0 && !(getenv("NO_COLOR") &&
+								       *getenv("NO_COLOR"))),
+			.interval_ms = o->interval_set ? o->interval_ms : 200,
+		};
+
+		/* Its records, for the escapes and the pane; the screen comes once attached. */
+		s->tui = tui__open(&tc);
+		if (!s->tui || output__add_sink(s->out, ocfg, &tui_sink, s->tui))
 			return -1;
 	}
 	output__set_host(s->out, &s->host);
@@ -737,8 +759,12 @@ static int trace_live(struct tracer *s)
 	 * load; give the pages back rather than hold them for hours.
 	 */
 	malloc_trim(0);
+	if (s->tui && tui__start(s->tui))
+		return 1;
 	if (flush_out(s) == 0 && stream(s) == 0)
 		ret = 0;
+	/* The terminal as it was, before anything more is said on it. */
+	tui__close(s->tui);
 	if (output__error(s->out) == -EPIPE && !o->output) {
 		/*
 		 * The reader of stdout went away (| head): nobody is left to tell,
@@ -818,6 +844,7 @@ static int session_close(struct tracer *s, int ret)
 		ret = ret ?: 1;
 	free(s->journal);
 	syslog__free(s->syslog);
+	tui__free(s->tui);
 	model__free(s->model);
 	sbuf__free(&s->last_tree);
 	pipeline__free(&s->pl);
@@ -883,7 +910,9 @@ int trace__run(const struct opts *o)
 		.json = o->json, .ecs = o->ecs, .utc = o->utc, .path = o->output,
 		.offline = o->replay != NULL,
 		/* A service's standard output goes to the journal (and syslog) too: not twice. */
-		.no_stream = (o->journal || o->syslog) && !o->output,
+		.no_stream = ((o->journal || o->syslog) && !o->output) ||
+			     (o->tree && !o->json && !o->output && isatty(STDOUT_FILENO)),
+		.color = o->color,
 	};
 	struct loader_cfg lcfg = {
 		.self_tgid = (__u32)getpid(),
@@ -895,10 +924,14 @@ int trace__run(const struct opts *o)
 		.verbose = o->verbose,
 		.signal_mode = o->signal_mode,
 	};
+	/* --tree on a terminal is a full-screen program; its records go to the view only. */
+	bool full_screen = o->tree && !o->json && !o->output && isatty(STDOUT_FILENO);
 	struct tracer s = {
 		.opts = o,
-		.print_events = (!tree_mode && !o->escapes) || (o->verify && o->output),
-		.print_escapes = !tree_mode || (o->verify && o->output),
+		.full_screen = full_screen,
+		.print_events = (!tree_mode && !o->escapes) || (o->verify && o->output) ||
+				full_screen,
+		.print_escapes = !tree_mode || (o->verify && o->output) || full_screen,
 		.filtering = lcfg.filter,
 		.cmd = { .release_fd = -1 },
 	};

@@ -19,7 +19,7 @@ struct run {
 	__u32 id;
 };
 
-static int cmp_proc(const void *a, const void *b)
+int tree__cmp_proc(const void *a, const void *b)
 {
 	const struct mproc *x = *(const struct mproc *const *)a;
 	const struct mproc *y = *(const struct mproc *const *)b;
@@ -64,9 +64,10 @@ static bool in_subtree(const struct model *m, const struct mproc *p, __u32 root)
 	return false;
 }
 
-static bool wanted(const struct model *m, const struct tree_opts *o, const struct mproc *p)
+bool tree__wanted(const struct model *m, const struct filter *filter, __u32 pid,
+		  const struct mproc *p)
 {
-	struct filter f = o->filter ? *o->filter : (struct filter){};
+	struct filter f = filter ? *filter : (struct filter){};
 	const char *tty = f.tty;
 	char name[32];
 
@@ -81,7 +82,7 @@ static bool wanted(const struct model *m, const struct tree_opts *o, const struc
 		    strcmp(name, tty))
 			return false;
 	}
-	if (o->pid && !in_subtree(m, p, o->pid))
+	if (pid && !in_subtree(m, p, pid))
 		return false;
 	return true;
 }
@@ -179,7 +180,7 @@ static void session_line(struct ctx *c, const struct msession *s, __u32 sid,
 	sbuf__printf(c->out, "  uid %u\n", first->ctx.uid);
 }
 
-static bool is_foreground(const struct model *m, __u32 sid, __u32 pgid)
+bool tree__is_foreground(const struct model *m, __u32 sid, __u32 pgid)
 {
 	const struct msession *s = model__session(m, sid);
 	const struct mtty *t = s && s->tty_nr ? model__tty(m, s->tty_nr) : NULL;
@@ -234,7 +235,7 @@ static void json_session(struct ctx *c, const struct run *s, const struct run *g
 	for (k = s->first; k < s->first + s->count; k++) {
 		jsonw_start_object(w);
 		jsonw_uint_field(w, "pgid", groups[k].id);
-		jsonw_bool_field(w, "foreground", is_foreground(c->m, s->id, groups[k].id));
+		jsonw_bool_field(w, "foreground", tree__is_foreground(c->m, s->id, groups[k].id));
 		jsonw_name(w, "processes");
 		jsonw_start_array(w);
 		for (q = groups[k].first; q < groups[k].first + groups[k].count; q++)
@@ -258,9 +259,9 @@ static size_t collect(struct ctx *c, struct run *groups, size_t *ng, struct run 
 	struct mproc *p;
 
 	model__for_each_proc(m, p)
-		if (wanted(m, c->o, p))
+		if (tree__wanted(m, c->o->filter, c->o->pid, p))
 			c->procs[n++] = p;
-	qsort(c->procs, n, sizeof(*c->procs), cmp_proc);
+	qsort(c->procs, n, sizeof(*c->procs), tree__cmp_proc);
 
 	/* Runs of groups; a group's key is its earliest member. */
 	*ng = 0;
@@ -306,7 +307,7 @@ static void draw_session(struct ctx *c, struct run *s, struct run *groups)
 		bool last = k == s->first + s->count - 1;
 
 		sbuf__printf(out, "%sgroup %u%s\n", last ? c->g->last : c->g->tee, groups[k].id,
-			     is_foreground(m, s->id, groups[k].id) ? " +" : "");
+			     tree__is_foreground(m, s->id, groups[k].id) ? " +" : "");
 		strcpy(c->prefix, last ? c->g->blank : c->g->pipe);
 		proc_children(c, &groups[k], 0, true, 0);
 	}

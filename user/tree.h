@@ -22,6 +22,15 @@ struct tree_opts {
  * time, pid): the same model always draws the same way. Returns the number
  * of processes drawn.
  */
+/* Whether @p is drawn under @filter (--tty: whole sessions on it) and -p @pid (0: all). */
+bool tree__wanted(const struct model *m, const struct filter *filter, __u32 pid,
+		  const struct mproc *p);
+
+/* Processes by session, group, start time and pid (qsort() of struct mproc pointers). */
+int tree__cmp_proc(const void *a, const void *b);
+/* Whether @pgid is the foreground group of @sid's tty. */
+bool tree__is_foreground(const struct model *m, __u32 sid, __u32 pgid);
+
 size_t tree__render(const struct model *m, const struct tree_opts *o, struct sbuf *out);
 
 #endif /* __TREE_H */

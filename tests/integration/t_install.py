@@ -86,6 +86,7 @@ try:
     t.eq(complete("pgrptrace --syslog-facility auth"), ["auth", "authpriv"],
          "bash completion: --syslog-facility")
     t.eq(complete("pgrptrace --syslog=tc"), ["tcp://"], "bash completion: --syslog=TARGET")
+    t.eq(complete("pgrptrace --color a"), ["always", "auto"], "bash completion: --color")
 finally:
     shutil.rmtree(tmp, ignore_errors=True)
 t.done()

@@ -12,30 +12,7 @@
 #include "procfs.h"
 #include "tree.h"
 #include "records.h"
-
-static __u64 now = 1000;
-
-static void apply(struct model *m, void *rec, __u16 type, size_t size)
-{
-	struct pgt_event ev;
-
-	as_event(rec, type, size, now++, &ev);
-	model__apply(m, &ev);
-}
-
-static void snap(struct model *m, struct pgt_proc p)
-{
-	struct pgt_snap r = { .proc = p };
-
-	apply(m, &r, PGT_SNAP, sizeof(r));
-}
-
-static void fork_(struct model *m, struct pgt_proc parent, struct pgt_proc child)
-{
-	struct pgt_fork r = { .proc = parent, .child = child };
-
-	apply(m, &r, PGT_FORK, sizeof(r));
-}
+#include "feed.h"
 
 static void exit_(struct model *m, struct pgt_proc p, __u32 status)
 {
