@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <curses.h>
 #include <jansson.h>
 #include <uthash.h>
@@ -73,6 +75,7 @@ struct tui {
 	bool quit;
 	__u32 *esc_sids;	/* note_escapees() */
 	size_t nesc_sids;
+	int saved_err;		/* standard error while the screen is ours, or -1 */
 };
 
 /* ---- Escapes and the event pane, from the records ---- */
@@ -136,13 +139,14 @@ static void add_mark(struct tui *t, json_t *rec)
 		 json_string_value(json_object_get(entry, "tty")) ?: "");
 }
 
-/* What the pane shows: escapes, signals to more than one process, tty changes. */
+/* What the pane shows: escapes, signals to more than one process, tty changes, losses. */
 static bool pane_worthy(const char *event, json_t *rec)
 {
 	const char *scope;
 
 	if (!strcmp(event, "escape") || !strcmp(event, "tty_acquire") ||
-	    !strcmp(event, "tty_release") || !strcmp(event, "foreground"))
+	    !strcmp(event, "tty_release") || !strcmp(event, "foreground") ||
+	    !strcmp(event, "lost"))
 		return true;
 	if (strcmp(event, "signal"))
 		return false;
@@ -802,7 +806,46 @@ struct tui *tui__open(const struct tui_cfg *cfg)
 	t->st = (struct view_style){ .utf8 = !cfg->ascii, .state = proc_state, .mark = mark_of,
 				     .mark_ctx = t };
 	t->dirty = true;
+	t->saved_err = -1;
 	return t;
+}
+
+/*
+ * What pgrptrace says on standard error while the screen is ours (losses, a
+ * re-read) would be written over it: it is kept, and said once the terminal
+ * is given back.
+ */
+static void hold_stderr(struct tui *t)
+{
+	int fd = memfd_create("pgrptrace-stderr", MFD_CLOEXEC);
+
+	t->saved_err = -1;
+	if (fd < 0)
+		return;
+	t->saved_err = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
+	if (t->saved_err < 0 || dup2(fd, STDERR_FILENO) < 0) {
+		if (t->saved_err >= 0)
+			close(t->saved_err);
+		t->saved_err = -1;
+	}
+	close(fd);
+}
+
+static void release_stderr(struct tui *t)
+{
+	char buf[4096];
+	ssize_t n;
+
+	if (t->saved_err < 0)
+		return;
+	fflush(stderr);
+	if (lseek(STDERR_FILENO, 0, SEEK_SET) == 0)
+		while ((n = read(STDERR_FILENO, buf, sizeof(buf))) > 0)
+			if (write(t->saved_err, buf, (size_t)n) != n)
+				break;
+	dup2(t->saved_err, STDERR_FILENO);
+	close(t->saved_err);
+	t->saved_err = -1;
 }
 
 int tui__start(struct tui *t)
@@ -833,6 +876,7 @@ int tui__start(struct tui *t)
 	} else {
 		t->cfg.color = 0;
 	}
+	hold_stderr(t);
 	return 0;
 }
 
@@ -843,6 +887,7 @@ void tui__close(struct tui *t)
 	endwin();
 	delscreen(t->scr);
 	t->scr = NULL;
+	release_stderr(t);
 }
 
 void tui__free(struct tui *t)
