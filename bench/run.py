@@ -398,7 +398,7 @@ def tree_view(cfg, n, secs=6.0):
     nothing happens, and while the mixed workload churns for @secs."""
     sock = "pgt-bench-%d" % os.getpid()
     conf = tempfile.NamedTemporaryFile("w", suffix=".conf", delete=False)
-    conf.write("set -g window-size manual\nset -g status off\n")
+    conf.write("set -g status off\n")
     conf.close()
     tmux = ["tmux", "-u", "-L", sock, "-f", conf.name]
     hold = subprocess.Popen([cfg.pgtbench, "hold", "600", str(n)], stdout=subprocess.PIPE,
@@ -456,7 +456,7 @@ def tree_table(cfg, n):
     lines = ["### The full-screen tree with %d live processes" % n, "",
              "`pgrptrace --tree` in a 200x50 tmux pane (kernel threads hidden, daemons "
              "folded, at most one redraw per 200 ms) against `--json -o /dev/null`, "
-             "measured in the same run: pgrptrace's CPU in %% of one core, idle and "
+             "measured in the same run: pgrptrace's CPU in % of one core, idle and "
              "while the `mixed` workload churns.", "",
              "| output | CPU idle | CPU under churn | ratio to the stream | workload ops/s | "
              "VmHWM (MiB) |", "|---|---|---|---|---|---|"]

@@ -90,8 +90,10 @@ check-levels: test-bins
 # once into PGRPTRACE_KERNEL_CACHE (/var/cache/pgrptrace-kernels).
 # Each boots twice: --check and fidelity at every level on an initramfs, then
 # the end-to-end suite on a root disk (GUEST_SUITE=0 leaves that out). About
-# 6 minutes a kernel here: its own budget.
-check-kernels: PASS_BUDGET = 2700
+# 6 to 12 minutes a kernel here (37 in all, seen on a busy machine). Then
+# t_service: the installed unit under systemd in a guest of 6.1 (3 minutes).
+# Its own budget.
+check-kernels: PASS_BUDGET = 3300
 check-kernels: test-bins
 	$(Q)$(TEST_ENV) $(call RUN_PASS,kernels) $(KERNEL_TESTS)
 

@@ -141,6 +141,9 @@ static void on_event(void *ctx, const struct pgt_event *ev)
 {
 	struct tracer *s = ctx;
 
+	/* The full-screen view's pane shows tty changes; the model shows the rest. */
+	if (s->full_screen && ev->hdr->type != PGT_TTY && ev->hdr->type != PGT_FOREGROUND)
+		return;
 	if (s->print_events && filter__event(&s->opts->filter, s->model, ev))
 		output__event(s->out, ev);
 }

@@ -59,6 +59,7 @@ struct tui {
 	bool follow;
 	struct view_row followed;
 	bool dirty;		/* a key, a resize: draw now */
+	bool pane_new;		/* a line for the pane: draw once the interval is up */
 	__u64 drawn_gen, next_ns, drawn_ns;
 	char search[64];
 	size_t search_len;
@@ -205,7 +206,7 @@ static int tui_send(void *ctx, const struct sink_msg *m)
 	t->pane_at = (t->pane_at + 1) % EVENTS_KEPT;
 	if (t->pane_n < EVENTS_KEPT)
 		t->pane_n++;
-	t->dirty = true;
+	t->pane_new = true;
 out:
 	json_decref(rec);
 	return 0;
@@ -582,15 +583,15 @@ void tui__draw(struct tui *t, __u64 now_ns)
 	__u64 gen = model__generation(t->cfg.model);
 
 	/*
-	 * A key or a record for the pane: now. The model changed: once the
+	 * A key: now. The model changed, or the pane has a new line: once the
 	 * interval is up. Nothing: once a second anyway, for the states that
 	 * /proc shows (a job stopped, or running again) without an event.
 	 */
-	if (!t->dirty && !(gen != t->drawn_gen && now_ns >= t->next_ns) &&
+	if (!t->dirty && !((gen != t->drawn_gen || t->pane_new) && now_ns >= t->next_ns) &&
 	    now_ns < t->drawn_ns + STATE_REFRESH_NS)
 		return;
 	draw(t);
-	t->dirty = false;
+	t->dirty = t->pane_new = false;
 	t->drawn_gen = gen;
 	t->drawn_ns = now_ns;
 	t->next_ns = now_ns + t->cfg.interval_ms * 1000000ULL;
@@ -640,7 +641,7 @@ static void search_key(struct tui *t, int c)
 {
 	if (c == 27) {
 		t->searching = false;
-	} else if (c == '\n' || c == KEY_ENTER) {
+	} else if (c == '\n' || c == '\r' || c == KEY_ENTER) {
 		t->searching = false;
 		search_next(t);
 	} else if ((c == KEY_BACKSPACE || c == 127 || c == 8) && t->search_len) {
@@ -744,14 +745,19 @@ bool tui__keys(struct tui *t)
 		case ' ':
 			if (!r)
 				break;
-			if (r->kind == VIEW_SESSION)
+			/* The cursor goes to what was folded, which stays where it was. */
+			if (r->kind == VIEW_SESSION) {
 				toggle(t, VIEW_SESSION, r->sid);
-			else if (r->kind == VIEW_GROUP && !r->p)
+			} else if (r->kind == VIEW_GROUP && !r->p) {
 				toggle(t, VIEW_GROUP, r->pgid);
-			else if (r->kind == VIEW_PROC)
+			} else if (r->kind == VIEW_PROC) {
 				toggle(t, VIEW_GROUP, r->pgid);
-			else
+				while (t->cursor && t->view.rows[t->cursor].kind != VIEW_GROUP)
+					t->cursor--;
+			} else {
 				toggle(t, VIEW_SESSION, r->sid);
+				t->cursor = session_of(t, t->cursor);
+			}
 			break;
 		case 'k':
 			t->kthreads = !t->kthreads;

@@ -98,39 +98,81 @@ static struct view_row *add_row(struct view *v, enum view_kind kind)
 	return r;
 }
 
-static bool in_run(struct mproc **procs, const struct run *g, __u32 pid)
-{
-	size_t i;
+/* A group's member under its parent: the parent's pid (0 for a root), its index. */
+struct kid {
+	__u32 ppid;
+	size_t idx;
+};
 
-	for (i = g->first; i < g->first + g->count; i++)
-		if (procs[i]->ctx.pid == pid)
-			return true;
-	return false;
+static int cmp_kid(const void *a, const void *b)
+{
+	const struct kid *x = a, *y = b;
+
+	if (x->ppid != y->ppid)
+		return x->ppid < y->ppid ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
-/* The processes of group @g whose parent is @ppid (or its roots), nested. */
-static int add_procs(struct view *v, struct mproc **procs, const struct run *g, __u32 ppid,
-		     bool roots, unsigned int depth)
+static int cmp_u32(const void *a, const void *b)
 {
+	__u32 x = *(const __u32 *)a, y = *(const __u32 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The members whose parent is @ppid, from kids[] sorted by (ppid, idx), nested. */
+static int add_kids(struct view *v, struct mproc **procs, const struct kid *kids, size_t n,
+		    __u32 ppid, unsigned int depth)
+{
+	size_t lo = 0, hi = n, i;
 	struct view_row *r;
-	size_t i;
 
-	for (i = g->first; i < g->first + g->count; i++) {
-		const struct mproc *p = procs[i];
-		bool root = p->ctx.ppid == p->ctx.pid || !in_run(procs, g, p->ctx.ppid);
+	while (lo < hi) {		/* the first kid of @ppid */
+		size_t mid = lo + (hi - lo) / 2;
 
-		if (!(roots ? root : (!root && p->ctx.ppid == ppid)))
-			continue;
+		if (kids[mid].ppid < ppid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (i = lo; i < n && kids[i].ppid == ppid; i++) {
+		const struct mproc *p = procs[kids[i].idx];
+
 		r = add_row(v, VIEW_PROC);
 		if (!r)
 			return -ENOMEM;
 		*r = (struct view_row){ .kind = VIEW_PROC, .sid = p->ctx.sid, .pgid = p->ctx.pgid,
 					.pid = p->ctx.pid, .start_ns = p->ctx.start_ns, .p = p,
-					.depth = depth, .under_parent = !root };
-		if (depth < 64 && add_procs(v, procs, g, p->ctx.pid, false, depth + 1))
+					.depth = depth, .under_parent = ppid != 0 };
+		if (depth < 64 && p->ctx.pid &&
+		    add_kids(v, procs, kids, n, p->ctx.pid, depth + 1))
 			return -ENOMEM;
 	}
 	return 0;
+}
+
+/*
+ * The processes of group @g, each under its parent where the parent is in
+ * the group too: sorted by parent once, so that a group of thousands costs
+ * n log n, not n squared. @kids and @pids have room for the group.
+ */
+static int add_procs(struct view *v, struct mproc **procs, const struct run *g,
+		     struct kid *kids, __u32 *pids)
+{
+	size_t i, n = g->count;
+
+	for (i = 0; i < n; i++)
+		pids[i] = procs[g->first + i]->ctx.pid;
+	qsort(pids, n, sizeof(*pids), cmp_u32);
+	for (i = 0; i < n; i++) {
+		const struct mproc *p = procs[g->first + i];
+		bool root = p->ctx.ppid == p->ctx.pid || !p->ctx.ppid ||
+			    !bsearch(&p->ctx.ppid, pids, n, sizeof(*pids), cmp_u32);
+
+		kids[i] = (struct kid){ root ? 0 : p->ctx.ppid, g->first + i };
+	}
+	qsort(kids, n, sizeof(*kids), cmp_kid);
+	return add_kids(v, procs, kids, n, 0, 0);
 }
 
 static bool folded(const struct view_opts *o, enum view_kind kind, __u32 id)
@@ -144,11 +186,13 @@ int view__build(struct view *v, const struct model *m, const struct view_opts *o
 	struct mproc **procs = malloc(total * sizeof(*procs)), *p;
 	struct run *groups = malloc(total * sizeof(*groups));
 	struct run *sessions = malloc(total * sizeof(*sessions));
+	struct kid *kids = malloc(total * sizeof(*kids));
+	__u32 *pids = malloc(total * sizeof(*pids));
 	struct view_row *r;
 	int err = -ENOMEM;
 
 	v->n = v->procs = v->hidden_kthreads = 0;
-	if (!procs || !groups || !sessions)
+	if (!procs || !groups || !sessions || !kids || !pids)
 		goto out;
 	model__for_each_proc(m, p) {
 		if (wanted(m, o, p))
@@ -214,7 +258,7 @@ int view__build(struct view *v, const struct model *m, const struct view_opts *o
 				r->start_ns = r->p->ctx.start_ns;
 				continue;
 			}
-			if (!r->folded && add_procs(v, procs, g, 0, true, 0))
+			if (!r->folded && add_procs(v, procs, g, kids, pids))
 				goto out;
 		}
 	}
@@ -223,6 +267,8 @@ out:
 	free(procs);
 	free(groups);
 	free(sessions);
+	free(kids);
+	free(pids);
 	return err;
 }
 

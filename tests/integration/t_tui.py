@@ -132,6 +132,22 @@ try:
                  % (shell, tty), "machine: the escape marked")
     t.ok(mark, "machine: the escaped process is marked with the login it left")
     keep("escape", "machine")
+    # Keys on the machine's view: e, / with Enter, c.
+    send("machine", "e")
+    t.ok(shows("machine", r"^ pgrptrace .*escapes only", "machine: e") and
+         wait_until(lambda: "sleep 120" not in screen("machine") and
+                    "sleep 91" in screen("machine"), "machine: e shows escapes", 30),
+         "e: only escaped processes (sleep 91, not the jobs)", screen("machine"))
+    send("machine", "e")
+    shows("machine", r"sleep 120", "machine: e again")
+    send("machine", "/", "sleep 91", "Enter")
+    send("machine", "Enter")
+    sess = mark.group(0).split()[0] if mark else "?"
+    t.ok(shows("machine", r"^\u25b8 session %s  no tty  leader %s sleep" % (sess, sess),
+               "machine: / and Enter") and "sleep 91 " not in screen("machine"),
+         "/ finds sleep 91, Enter folds its session to one line", screen("machine"))
+    send("machine", "Enter")
+    shows("machine", r"sleep 91 ", "machine: unfolded again")
     t.ok(shows("view", r"^left this login: \d+ sleep \((setsid|daemonize), session \d+\)",
                "view: footer"),
          "view: the tty's view lists it under \"left this login:\"")
