@@ -184,6 +184,11 @@ try:
     back = wait_until(lambda: "BEFORE-TUI" in screen("view") and
                       "q quit" not in screen("view"), "view: q", 30)
     t.ok(back, "q gives the terminal back: the shell's screen is there again", screen("view"))
+    # Its exit status, and nothing said on standard error (a sanitizer's report would be).
+    send("view", "echo status=$?", "Enter")
+    t.ok(shows("view", r"^status=0$", "view: exit status") and
+         "Sanitizer" not in screen("view") and "pgrptrace:" not in screen("view"),
+         "q: exit status 0, nothing on standard error", screen("view"))
     send("machine", "q")
     t.ok(wait_until(lambda: "machine" not in tmux("list-sessions", check=False).stdout,
                     "machine: q", 30), "machine: q ends pgrptrace")
