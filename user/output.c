@@ -207,10 +207,15 @@ struct output *output__open(const struct output_cfg *cfg)
 	/* A file is read days later, and --utc is for comparing with other logs. */
 	c->fc.dated = cfg->path || cfg->utc;
 	/* Colour only for a person: text on a terminal, unless NO_COLOR is set. */
-	c->fc.color = !c->json && !cfg->path && cfg->color != 2 &&
-		      (cfg->color == 1 || (isatty(STDOUT_FILENO) &&
-					   !(getenv("NO_COLOR") && *getenv("NO_COLOR"))));
+	c->fc.color = !c->json && !cfg->path && output__color(cfg->color, STDOUT_FILENO);
 	return o;
+}
+
+bool output__color(int mode, int fd)
+{
+	const char *no = getenv("NO_COLOR");
+
+	return mode == 1 || (mode == 0 && isatty(fd) && !(no && *no));
 }
 
 int output__add_sink(struct output *o, const struct output_cfg *cfg, const struct sink_ops *ops,

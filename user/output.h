@@ -28,6 +28,8 @@ struct output_cfg {
 
 /* Returns NULL and prints why on failure. */
 struct output *output__open(const struct output_cfg *cfg);
+/* --color @mode (0 auto, 1 always, 2 never) for a person reading @fd. */
+bool output__color(int mode, int fd);
 /*
  * Add a message sink (after output__open, before the first record), with
  * @cfg's time settings. Returns 0 or -errno.

@@ -298,6 +298,20 @@ static void sd_scalar(void *ctx, const struct sink_scalar *s)
 	}
 }
 
+/* "<PRI>1 TIMESTAMP HOSTNAME pgrptrace PROCID MSGID": @time is the record's, NULL for now. */
+static void put_header(struct sbuf *sb, int facility, const char *event, const char *time,
+		       const char *host, const char *procid)
+{
+	sbuf__printf(sb, "<%d>1 ", facility * 8 + sink__severity(event));
+	put_timestamp(sb, time);
+	sbuf__putc(sb, ' ');
+	put_header_field(sb, host, HOST_MAX);
+	sbuf__puts(sb, " pgrptrace ");
+	put_header_field(sb, procid, 128);
+	sbuf__putc(sb, ' ');
+	put_header_field(sb, event ? event : "", 32);
+}
+
 void syslog__format(struct sbuf *sb, int facility, const char *host, const char *procid,
 		    const struct sink_msg *m, unsigned long long *seq, bool *has_seq)
 {
@@ -309,14 +323,8 @@ void syslog__format(struct sbuf *sb, int facility, const char *host, const char 
 
 	*has_seq = json_is_integer(jseq);
 	*seq = *has_seq ? (unsigned long long)json_integer_value(jseq) : 0;
-	sbuf__printf(sb, "<%d>1 ", facility * 8 + sink__severity(event));
-	put_timestamp(sb, json_string_value(json_object_get(root, "time")));
-	sbuf__putc(sb, ' ');
-	put_header_field(sb, host, HOST_MAX);
-	sbuf__puts(sb, " pgrptrace ");
-	put_header_field(sb, procid, 128);
-	sbuf__putc(sb, ' ');
-	put_header_field(sb, event ? event : "", 32);
+	put_header(sb, facility, event, json_string_value(json_object_get(root, "time")), host,
+		   procid);
 	sbuf__puts(sb, " [pgrptrace@" SYSLOG_PEN);
 	sink__walk(root, sd_scalar, &b);
 	sbuf__putc(sb, ']');
@@ -581,12 +589,9 @@ static int push_lost(struct syslog *sl)
 	struct sbuf sb = {};
 	int r;
 
-	sbuf__printf(&sb, "<%d>1 ", sl->facility * 8 + sink__severity("lost"));
-	put_timestamp(&sb, NULL);
-	sbuf__putc(&sb, ' ');
-	put_header_field(&sb, sl->host, HOST_MAX);
-	sbuf__printf(&sb, " pgrptrace %s lost [pgrptrace@" SYSLOG_PEN
-			  " event=\"lost\" sink=\"syslog\" records=\"%llu\"", sl->procid, sl->lost);
+	put_header(&sb, sl->facility, "lost", NULL, sl->host, sl->procid);
+	sbuf__printf(&sb, " [pgrptrace@" SYSLOG_PEN
+			  " event=\"lost\" sink=\"syslog\" records=\"%llu\"", sl->lost);
 	if (sl->lost_first || sl->lost_last)
 		sbuf__printf(&sb, " first_seq=\"%llu\" last_seq=\"%llu\"", sl->lost_first,
 			     sl->lost_last);

@@ -647,8 +647,7 @@ static int session_open(struct tracer *s, const struct output_cfg *ocfg)
 		struct tui_cfg tc = {
 			.model = s->model, .filter = &o->filter, .pid = (__u32)o->pid,
 			.kthreads = o->kthreads, .ascii = !s->utf8, .host = s->host.name,
-			.color = o->color == 1 || (o->color == 0 && !(getenv("NO_COLOR") &&
-								       *getenv("NO_COLOR"))),
+			.color = output__color(o->color, STDOUT_FILENO),
 			.interval_ms = o->interval_set ? o->interval_ms : 200,
 		};
 
@@ -909,12 +908,13 @@ static int become_user(struct tracer *s)
 int trace__run(const struct opts *o)
 {
 	bool tree_mode = o->snapshot || o->tree || o->verify;
+	/* --tree on a terminal is a full-screen program; its records go to the view only. */
+	bool full_screen = o->tree && !o->json && !o->output && isatty(STDOUT_FILENO);
 	struct output_cfg ocfg = {
 		.json = o->json, .ecs = o->ecs, .utc = o->utc, .path = o->output,
 		.offline = o->replay != NULL,
 		/* A service's standard output goes to the journal (and syslog) too: not twice. */
-		.no_stream = ((o->journal || o->syslog) && !o->output) ||
-			     (o->tree && !o->json && !o->output && isatty(STDOUT_FILENO)),
+		.no_stream = ((o->journal || o->syslog) && !o->output) || full_screen,
 		.color = o->color,
 	};
 	struct loader_cfg lcfg = {
@@ -927,8 +927,6 @@ int trace__run(const struct opts *o)
 		.verbose = o->verbose,
 		.signal_mode = o->signal_mode,
 	};
-	/* --tree on a terminal is a full-screen program; its records go to the view only. */
-	bool full_screen = o->tree && !o->json && !o->output && isatty(STDOUT_FILENO);
 	struct tracer s = {
 		.opts = o,
 		.full_screen = full_screen,

@@ -77,6 +77,8 @@ struct tui {
 	__u32 *esc_sids;	/* note_escapees() */
 	size_t nesc_sids;
 	int saved_err;		/* standard error while the screen is ours, or -1 */
+	const struct mproc *state_of;	/* proc_state()'s last process, this draw */
+	char state;
 };
 
 /* ---- Escapes and the event pane, from the records ---- */
@@ -125,14 +127,7 @@ static void add_mark(struct tui *t, json_t *rec)
 	}
 	n->start_ns = (__u64)json_integer_value(json_object_get(proc, "start_ns"));
 	n->added = ++t->marks_added;
-	/* escape__kind_name()'s strings: kinds outside them are shown as "escape". */
-	n->mark.kind = !strcmp(kind, "setsid") ? "setsid" : !strcmp(kind, "pgrp") ? "pgrp" :
-		       !strcmp(kind, "reparent") ? "reparent" :
-		       !strcmp(kind, "daemonize") ? "daemonize" :
-		       !strcmp(kind, "tty_drop") ? "tty_drop" :
-		       !strcmp(kind, "outlived_login") ? "outlived_login" :
-		       !strcmp(kind, "cgroup") ? "cgroup" : !strcmp(kind, "pidns") ? "pidns" :
-		       "escape";
+	snprintf(n->mark.kind, sizeof(n->mark.kind), "%s", kind);
 	n->mark.from_sid = (__u32)json_integer_value(json_object_get(json_object_get(rec, "from"),
 								     "sid"));
 	n->mark.login_pid = (__u32)json_integer_value(json_object_get(entry, "pid"));
@@ -309,14 +304,17 @@ static void toggle(struct tui *t, enum view_kind kind, __u32 id)
 
 /* ---- Drawing ---- */
 
+/* /proc/PID/stat's state, read once per row drawn (the line, then its colour). */
 static char proc_state(void *ctx, const struct mproc *p)
 {
+	struct tui *t = ctx;
 	struct proc_stat st;
 
-	(void)ctx;
-	if (procfs__read_stat((pid_t)p->ctx.pid, &st))
-		return 0;
-	return st.state;
+	if (t->state_of == p)
+		return t->state;
+	t->state_of = p;
+	t->state = procfs__read_stat((pid_t)p->ctx.pid, &st) ? 0 : st.state;
+	return t->state;
 }
 
 static void rebuild(struct tui *t)
@@ -390,7 +388,7 @@ static void put_line(struct tui *t, int y, const struct view_row *r, int width, 
 		pair = C_FG;
 	}
 	if (r->p && (r->kind == VIEW_PROC || r->kind == VIEW_GROUP)) {
-		char s = r->p->zombie ? 'Z' : proc_state(NULL, r->p);
+		char s = r->p->zombie ? 'Z' : proc_state(t, r->p);
 
 		if (s == 'T' || s == 't')
 			pair = C_STOPPED;
@@ -499,6 +497,7 @@ static void draw(struct tui *t)
 
 	getmaxyx(stdscr, h, w);
 	rebuild(t);
+	t->state_of = NULL;	/* states are read anew for each draw */
 	refollow(t);
 	if (t->cursor >= t->view.n)
 		t->cursor = t->view.n ? t->view.n - 1 : 0;
@@ -623,6 +622,7 @@ static void search_next(struct tui *t)
 
 	if (!t->search_len)
 		return;
+	t->state_of = NULL;
 	for (k = 1; k <= t->view.n; k++) {
 		i = (t->cursor + k) % t->view.n;
 		sbuf__reset(&t->line);
@@ -809,8 +809,8 @@ struct tui *tui__open(const struct tui_cfg *cfg)
 	}
 	t->cfg = *cfg;
 	t->kthreads = cfg->kthreads;
-	t->st = (struct view_style){ .utf8 = !cfg->ascii, .state = proc_state, .mark = mark_of,
-				     .mark_ctx = t };
+	t->st = (struct view_style){ .utf8 = !cfg->ascii, .state = proc_state, .state_ctx = t,
+				     .mark = mark_of, .mark_ctx = t };
 	t->dirty = true;
 	t->saved_err = -1;
 	return t;

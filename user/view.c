@@ -337,9 +337,10 @@ static void session_text(struct sbuf *sb, const struct model *m, const struct vi
 		return;
 	}
 	sbuf__printf(sb, "session %u", r->sid);
-	sbuf__puts(sb, session_tty(m, r->sid, tty, sizeof(tty)) ? "  " : "  no tty");
 	if (session_tty(m, r->sid, tty, sizeof(tty)))
-		sbuf__puts(sb, tty);
+		sbuf__printf(sb, "  %s", tty);
+	else
+		sbuf__puts(sb, "  no tty");
 	if (leader && leader->ctx.sid == r->sid) {
 		sbuf__printf(sb, "  leader %u ", leader->ctx.pid);
 		sbuf__put_text(sb, leader->ctx.comm, sizeof(leader->ctx.comm));

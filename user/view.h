@@ -17,7 +17,7 @@ enum view_kind { VIEW_SESSION, VIEW_GROUP, VIEW_PROC };
 
 /* Where a process escaped from, as the escape records said (user/tui.c keeps them). */
 struct view_mark {
-	const char *kind;	/* escape__kind_name() */
+	char kind[16];		/* the escape's kind: "setsid", "daemonize"... */
 	__u32 from_sid;
 	__u32 login_pid;	/* its login's entry leader, 0 if none */
 	char login_tty[32];	/* "pts/1", "" if none */
