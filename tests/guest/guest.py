@@ -57,11 +57,15 @@ mount -t devtmpfs dev /dev
 mount -t tmpfs tmp /tmp
 mkdir -p /dev/pts && mount -t devpts devpts /dev/pts
 echo "@@pgt-kernel $(uname -r)"
+echo "@@pgt-up $(cut -d' ' -f1 /proc/uptime)"
 run() {
 	name=$1; limit=$2; shift 2
 	echo "@@pgt-begin $name"
+	t0=$(cut -d' ' -f1 /proc/uptime)
 	timeout "$limit" "$@" 2>&1
-	echo "@@pgt-end $name $?"
+	rc=$?
+	echo "@@pgt-end $name $rc"
+	echo "@@pgt-time $name $t0 $(cut -d' ' -f1 /proc/uptime)"
 }
 """
 
@@ -105,6 +109,29 @@ def boot(kernel_dir, programs, commands, timeout, tcg=TCG):
         return parse(console) + (console,)
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def times(console):
+    """What the guest said of its own time: {"up": seconds from the kernel's
+    start to the first command, name: seconds each command or test file
+    took, "commands": [(seconds, test file, command)] of the tests' own
+    commands (harness.py's PGT_PROFILE)}."""
+    out = {}
+    for line in console.replace("\r", "").splitlines():
+        if "@@pgt-" in line:
+            line = line[line.index("@@pgt-"):]
+        words = line.split()
+        try:
+            if words[0] == "@@pgt-up":
+                out["up"] = float(words[1])
+            elif words[0] == "@@pgt-time" and len(words) == 4:
+                out[words[1]] = float(words[3]) - float(words[2])
+            elif words[0] == "@@pgt-profile":
+                took, test, what = line.split(" ", 1)[1].split("\t", 2)
+                out.setdefault("commands", []).append((float(took), test, what))
+        except (IndexError, ValueError):
+            pass
+    return out
 
 
 def parse(console):
@@ -171,7 +198,9 @@ mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 ip link set lo up
 hostname pgt-guest
 echo "@@pgt-kernel $(uname -r)"
+echo "@@pgt-up $(cut -d' ' -f1 /proc/uptime)"
 cd /pgt
+export PGT_PROFILE=/tmp/pgt-profile
 """
 
 
@@ -222,11 +251,13 @@ def make_root(project, tests, env, per_test):
         script += "export %s='%s'\n" % (k, v)
     for path in tests:
         name = os.path.basename(path)
-        script += ("echo '@@pgt-begin %s'\nPGT_DEADLINE=$(( $(date +%%s) + %d )) "
+        script += ("echo '@@pgt-begin %s'\nt0=$(cut -d' ' -f1 /proc/uptime)\n"
+                   "PGT_DEADLINE=$(( $(date +%%s) + %d )) "
                    "timeout -k 10 %d python3 tests/run-test %s 2>&1\n"
-                   "echo \"@@pgt-end %s $?\"\n" % (name, per_test, per_test + 30, path,
-                                                   name))
-    script += "sync; poweroff -f\n"
+                   "echo \"@@pgt-end %s $?\"\n"
+                   "echo \"@@pgt-time %s $t0 $(cut -d' ' -f1 /proc/uptime)\"\n"
+                   % (name, per_test, per_test + 30, path, name, name))
+    script += "sed 's/^/@@pgt-profile /' /tmp/pgt-profile 2>/dev/null\nsync; poweroff -f\n"
     with open(os.path.join(stage, "pgt-run.sh"), "w") as f:
         f.write(script)
     image = os.path.join(work, "root.img")

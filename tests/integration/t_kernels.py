@@ -15,14 +15,20 @@ tmux, util-linux) under a tmpfs overlay: the end-to-end suite itself
 (GUEST_TESTS), at the level the kernel picks. Its TAP lines come back named
 after the kernel.
 
+The kernels boot side by side, as many at once as PGT_GUESTS (default: the
+number of CPUs; each guest is one busy host thread), and each kernel's
+results are reported in order, with where its time went.
+
 PGRPTRACE_KERNELS picks the suites (default: all three); GUEST_SUITE=0
 leaves out the root-disk suite; GUEST_SEEDS the fidelity seeds per level
 (default 5)."""
+import concurrent.futures
 import json
 import os
 import re
 import shutil
 import sys
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "guest"))
 import guest  # noqa: E402
@@ -72,6 +78,19 @@ def keep_console(suite, what, console):
     return path
 
 
+def say_times(name, what, took, console):
+    """Where a boot's time went: the host's wall time, the guest's own
+    account of its start and of each command, slowest first."""
+    g = guest.times(console)
+    commands = sorted(c for c in g.pop("commands", []) if c[1] != "run-test")
+    parts = ["%s %.0f s" % (k, v) for k, v in sorted(g.items(), key=lambda kv: -kv[1])
+             if k != "up"]
+    t.diag("%s: %s boot: %.0f s in all; kernel up at %s s; %s" % (
+        name, what, took, "%.0f" % g["up"] if "up" in g else "?", ", ".join(parts)))
+    for secs, test, cmd in commands[::-1][:5]:
+        t.diag("%s:   %5.1f s  %s: %s" % (name, secs, test, cmd[:120]))
+
+
 def fidelity_cmd(level, first, seeds, skip=None):
     env = ["env", "PGRPTRACE_HOOKS=" + level] + (["PGRPTRACE_TEST_SKIP=" + skip] if skip else [])
     return env + ["pgrptrace", "--verify", "--", "fidelity", str(first), str(seeds), "40"]
@@ -117,31 +136,68 @@ if missing:
 SUITE = os.environ.get("GUEST_SUITE", "1") != "0"
 work, image = guest.make_root(TOP, GUEST_TESTS, GUEST_ENV, 900) if SUITE else (None, None)
 
-for suite in SUITES:
+def parse_check(res):
+    """--check --json's answer in a boot's results, or None."""
+    out = res.get("check", (None, ""))[1]
     try:
-        kdir = guest.fetch(suite)
-    except Exception as e:  # noqa: BLE001 - any failure to fetch is this kernel's failure
-        t.ok(False, "%s: kernel fetched from Debian's registry" % suite, str(e), "a kernel")
-        continue
-    package = open(os.path.join(kdir, "package")).read().strip()
+        return json.loads(out[out.index("{"):])
+    except ValueError:
+        return None
+
+
+def boots(suite, kdir):
+    """One kernel's boots, in a worker thread: the initramfs, then (where a
+    level loads) the root disk. Each is (release, results, console, seconds)."""
     commands = [("check", 300, ["pgrptrace", "--check", "--json"]),
                 ("check-text", 300, ["pgrptrace", "--check"]),
                 ("run", 300, ["pgrptrace", "-v", "--", "true"])]
     for level in LEVELS:
         commands.append(("fidelity-" + level, 900, fidelity_cmd(level, 1, SEEDS)))
     commands.append(("control", 600, fidelity_cmd("tp_btf", 7, 2, skip="reparent")))
-    release, res, console = guest.boot(kdir, {"pgrptrace": PGRPTRACE, "fidelity": FIDELITY},
-                                       commands, timeout=3600)
-    keep_console(suite, "initramfs", console)
+    t0 = time.monotonic()
+    first = guest.boot(kdir, {"pgrptrace": PGRPTRACE, "fidelity": FIDELITY}, commands,
+                       timeout=3600)
+    first += (time.monotonic() - t0,)
+    keep_console(suite, "initramfs", first[2])
+    check = parse_check(first[1])
+    if not SUITE or not check or not any(l["ok"] for l in check["levels"]):
+        return first, None
+    t0 = time.monotonic()
+    second = guest.boot_root(kdir, image, timeout=2400)
+    second += (time.monotonic() - t0,)
+    keep_console(suite, "root", second[2])
+    return first, second
+
+
+# Each guest is one busy host thread (TCG, thread=single): as many at once
+# as there are CPUs (PGT_GUESTS), each kernel's TAP in order as it is done.
+kdirs = {}
+for suite in SUITES:
+    try:
+        kdirs[suite] = guest.fetch(suite)
+    except Exception as e:  # noqa: BLE001 - any failure to fetch is this kernel's failure
+        t.ok(False, "%s: kernel fetched from Debian's registry" % suite, str(e), "a kernel")
+pool = concurrent.futures.ThreadPoolExecutor(
+    max_workers=int(os.environ.get("PGT_GUESTS") or os.cpu_count() or 1))
+running = {suite: pool.submit(boots, suite, kdir) for suite, kdir in kdirs.items()}
+
+for suite in [s for s in SUITES if s in running]:
+    kdir = kdirs[suite]
+    try:
+        (release, res, console, took), root = running[suite].result()
+    except Exception as e:  # noqa: BLE001 - a guest that cannot be run fails its kernel
+        t.ok(False, "%s: the guests ran" % suite, repr(e), "their results")
+        continue
+    package = open(os.path.join(kdir, "package")).read().strip()
     name = "%s (%s)" % (release or suite, suite)
+    say_times(name, "initramfs", took, console)
     if not t.ok(release is not None and "check" in res, "%s: %s boots and runs the tests"
                 % (name, package)):
         t.diag(console[-3000:])
         continue
     rc, out = res["check"]
-    try:
-        check = json.loads(out[out.index("{"):])
-    except ValueError:
+    check = parse_check(res)
+    if check is None:
         t.ok(False, "%s: --check --json prints JSON" % name, out[-1500:], "JSON")
         continue
     offered = [l["name"] for l in check["levels"] if l["ok"]]
@@ -201,9 +257,9 @@ for suite in SUITES:
         t.skip("%s: the end-to-end suite" % name,
                "no level loads here" if SUITE else "GUEST_SUITE=0")
         continue
-    release, res, console = guest.boot_root(kdir, image, timeout=2400)
-    log = keep_console(suite, "root", console)
-    t.diag("%s: the root disk's console is in %s" % (name, log))
+    release, res, console, took = root
+    say_times(name, "root disk", took, console)
+    t.diag("%s: the root disk's console is in .output/guest-%s-root.log" % (name, suite))
     if not t.ok(release is not None and res, "%s: boots on the root disk" % name):
         t.diag(console[-3000:])
         continue
