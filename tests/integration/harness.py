@@ -28,21 +28,52 @@ PR_SET_CHILD_SUBREAPER = 36
 PGRPTRACE = os.environ.get("PGRPTRACE", os.path.abspath("pgrptrace"))
 WORKLOAD = os.environ.get("WORKLOAD", os.path.abspath(".output/tests/workload"))
 TIMEOUT = 60
+# Where the time goes inside a file: with PGT_PROFILE set, each command a
+# test ran is appended to that file with its wall time (box emptied included).
+PROFILE = os.environ.get("PGT_PROFILE")
+
+def check_json():
+    """`pgrptrace --check --json`, parsed. It loads every hook level, which
+    takes seconds (tens of them under emulation), and its answer depends
+    only on the binary, the kernel and the PGRPTRACE_* settings: it is kept
+    in a file under $TMPDIR named after those, so that the files of a pass
+    run it once."""
+    global _check
+    if _check is not None:
+        return _check
+    import hashlib
+    st = os.stat(PGRPTRACE)
+    key = repr((os.path.realpath(PGRPTRACE), st.st_ino, st.st_size, st.st_mtime_ns,
+                os.uname().release, sorted((k, v) for k, v in os.environ.items()
+                                           if k.startswith("PGRPTRACE"))))
+    path = os.path.join(tempfile.gettempdir(), "pgt-check-%s.json" %
+                        hashlib.sha1(key.encode()).hexdigest()[:16])
+    try:
+        with open(path) as f:
+            _check = json.load(f)
+        return _check
+    except (OSError, ValueError):
+        pass
+    out = subprocess.run([PGRPTRACE, "--check", "--json"], stdout=subprocess.PIPE,
+                         stderr=subprocess.DEVNULL, timeout=TIMEOUT * 5, text=True).stdout
+    _check = json.loads(out)
+    with open(path + ".%d" % os.getpid(), "w") as f:
+        f.write(out)
+    os.rename(path + ".%d" % os.getpid(), path)
+    return _check
+
+
+_check = None
+
 
 def our_progs():
     """Every program in the tracer's BPF object, by the name the kernel keeps
-    (15 characters), as `pgrptrace --check --json` lists them; read once."""
-    global _our_progs
-    if _our_progs is None:
-        out = subprocess.run([PGRPTRACE, "--check", "--json"], stdout=subprocess.PIPE,
-                             stderr=subprocess.DEVNULL, timeout=TIMEOUT, text=True).stdout
-        _our_progs = {p["name"][:15] for p in json.loads(out)["programs"]}
-        if not _our_progs:
-            raise RuntimeError("pgrptrace --check --json lists no programs")
-    return _our_progs
+    (15 characters), as `pgrptrace --check --json` lists them."""
+    progs = {p["name"][:15] for p in check_json()["programs"]}
+    if not progs:
+        raise RuntimeError("pgrptrace --check --json lists no programs")
+    return progs
 
-
-_our_progs = None
 
 _libc = ctypes.CDLL(None, use_errno=True)
 
@@ -412,6 +443,7 @@ class Proc:
                                   start_new_session=new_session,
                                   preexec_fn=self.box.enter, **kw)
         self.pid = self.p.pid
+        self.started = time.monotonic()
         _live.add(self.pid)
         self.box.entered(self.pid)
         self.timed_out = False
@@ -465,6 +497,11 @@ class Proc:
 
     def _end(self):
         left = self.box.close()
+        if PROFILE:
+            with open(PROFILE, "a") as f:
+                f.write("%.2f\t%s\t%s\n" % (time.monotonic() - self.started,
+                                            os.path.basename(sys.argv[0]),
+                                            " ".join(self.what.split())))
         if left and _tap:
             _tap.ok(False, "%s: its processes could be killed" % self.what, left, [])
         try:
@@ -523,19 +560,33 @@ def run(cmd, timeout=None, input=None, expect_hang=False, check=False, **kw):
     return Result(rc, out, err, proc)
 
 
-def run_tracer(args, env=None, timeout=TIMEOUT, cwd=None, stdin=None, expect_hang=False):
+def run_tracer(args, env=None, timeout=TIMEOUT, cwd=None, stdin=None, expect_hang=False,
+               to_file=False):
     """Run pgrptrace in a session and a Box of its own; returns a Run. Past
-    the timeout, everything it started is killed, wherever it went."""
+    the timeout, everything it started is killed, wherever it went. With
+    @to_file the records go to a file (-o), which the command finds in
+    $PGT_TRACER_OUT: it can then wait for a record (tracer_said()), a state,
+    rather than for a time."""
     fd, facts_path = tempfile.mkstemp(prefix="pgt-facts-")
     os.close(fd)
     full_env = dict(os.environ)
     full_env["PGT_FACTS"] = facts_path
+    out_path = None
+    if to_file:
+        fd, out_path = tempfile.mkstemp(prefix="pgt-out-")
+        os.close(fd)
+        full_env["PGT_TRACER_OUT"] = out_path
+        args = ["-o", out_path] + list(args)
     if env:
         full_env.update(env)
     what = " ".join(["pgrptrace"] + [os.path.basename(a) if a == WORKLOAD else a
                                       for a in args])[:160]
     proc = Proc([PGRPTRACE] + args, what=what, env=full_env, stdin=stdin, cwd=cwd)
     rc, out, err = proc.finish(timeout, expect_hang=expect_hang)
+    if out_path:
+        with open(out_path, errors="surrogateescape") as f:
+            out = f.read() + out
+        os.unlink(out_path)
     facts = []
     with open(facts_path) as f:
         for line in f:
@@ -550,6 +601,27 @@ def run_tracer(args, env=None, timeout=TIMEOUT, cwd=None, stdin=None, expect_han
     r.hung = proc.hung
     r.pid = proc.pid
     return r
+
+
+def tracer_said(needles, timeout):
+    """In a command of run_tracer(..., to_file=True): wait, at most @timeout
+    seconds, until the tracer has written a line that holds each of
+    @needles (bytes). False at the bound, or when there is no such file."""
+    path = os.environ.get("PGT_TRACER_OUT")
+    if not path:
+        return False
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            with open(path, "rb") as f:
+                lines = f.read().splitlines()
+        except OSError:
+            lines = []
+        if any(all(n in line for n in needles) for line in lines):
+            return True
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.02)            # polling a state, bounded by the deadline
 
 
 def workload(*args):

@@ -19,6 +19,8 @@ import subprocess
 import sys
 import time
 
+from harness import tracer_said
+
 ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)     # orphans come back to us
 facts = open(os.environ.get("PGT_FACTS", os.devnull), "a")
 
@@ -137,12 +139,16 @@ if len(sys.argv) > 1 and sys.argv[1] == "clean":
 if len(sys.argv) > 1 and sys.argv[1] == "nohup":
     # A job that ignores SIGHUP survives the login shell's exit.
     cmd(b"nohup sleep 30 >/dev/null 2>&1 &\n")
-    fact(what="nohup", pids=job_pids("sleep"))
+    pids = job_pids("sleep")
+    fact(what="nohup", pids=pids)
     os.write(fd, b"exit\n")
     os.waitpid(bash, 0)
-    # Not a wait for a state: what is tested is a duration, a job outliving
-    # its login by more than the tracer's grace period (1 s).
-    time.sleep(1.6)
+    # The job must outlive its login by the tracer's grace (1 s): with the
+    # tracer's records in a file, until it says so (bounded); else for the
+    # grace, with room to spare.
+    if not all(tracer_said([b'"outlived_login"', b'"pid":%d,' % p], 30) for p in pids) \
+            and not os.environ.get("PGT_TRACER_OUT"):
+        time.sleep(1.6)
     for pid in job_pids_any("sleep"):
         os.kill(pid, signal.SIGKILL)
     while True:

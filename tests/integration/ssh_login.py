@@ -34,6 +34,8 @@ import shlex
 import tempfile
 import time
 
+from harness import tracer_said
+
 ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)     # orphans come back to us
 facts = open(os.environ.get("PGT_FACTS", os.devnull), "a")
 SSHD = "/usr/sbin/sshd"
@@ -172,10 +174,12 @@ try:
     fact(what="login", pid=int(kv["login"]), job=int(kv["job"]), auid=int(kv["auid"]),
          ses=int(kv["ses"]), tty=kv["tty"], nested=int(kv.get("nested", 0)),
          nested_tty=kv.get("ntty"), tmux=int(kv.get("tmux", 0)), su=int(kv.get("su", 0)))
-    # Not a wait for a state: what is tested is a duration, the job outliving
-    # the login by more than the tracer's grace period (1 s), with 1.5 s to
-    # spare for a loaded machine.
-    time.sleep(2.5 * SCALE)
+    # The job must outlive its login by the tracer's grace (1 s): with the
+    # tracer's records in a file, until it says so (bounded); else for the
+    # grace, with room to spare.
+    if not tracer_said([b'"outlived_login"', b'"pid":%d,' % int(kv["job"])], 30 * SCALE) \
+            and not os.environ.get("PGT_TRACER_OUT"):
+        time.sleep(2.5 * SCALE)
 finally:
     for pid in os.listdir("/proc"):      # the escaped sleeps came back to us
         try:

@@ -4,6 +4,7 @@
 shell's exit, a double fork, start-stop-daemon, a tmux server, a cgroup move,
 unshare --pid --fork, a login over a real sshd with PAM; an interactive
 shell's job control is not one; hostile process names in every output mode."""
+import copy
 import json
 import os
 import re
@@ -77,16 +78,19 @@ with tempfile.TemporaryDirectory(prefix="pgt-expect-") as d:
     mark2 = "%d.25" % (100000 + os.getpid())
     cmd = ["--", "sh", "-c", "setsid -f sleep %s; until pgrep -fx 'sleep %s' >/dev/null; "
            "do sleep 0.01; done" % (mark2, mark2)]
-    r = run_tracer(["--escapes", "--json", "--expected", rules] + cmd)
+    rec = os.path.join(d, "rec")
+    r = run_tracer(["--escapes", "--json", "--expected", rules, "--record", rec] + cmd)
     named = {e["kind"]: e["expected"] for e in escapes(r)}
     t.eq(named, {"setsid": "setsid-tool", "daemonize": None},
          "--expected: the setsid escape is named by its rule, the daemonize not")
-    r = run_tracer(["--escapes", "--json", "--expected", rules, "--hide-expected"] + cmd)
-    t.eq(sorted(e["kind"] for e in escapes(r)), ["daemonize"],
+    # How the other outputs show the same escapes: that run's records again.
+    r = run([PGRPTRACE, "--replay", rec, "--escapes", "--json", "--expected", rules,
+             "--hide-expected"])
+    t.eq(sorted(json.loads(l)["kind"] for l in r.stdout.splitlines()), ["daemonize"],
          "--hide-expected: the named escape is left out, the other kept")
-    r = run_tracer(["--escapes", "--expected", rules] + cmd)
+    r = run([PGRPTRACE, "--replay", rec, "--escapes", "--expected", rules])
     t.ok(any(" setsid: " in l and l.endswith(" (expected: setsid-tool)")
-             for l in r.out.splitlines()), "--expected: text says which rule", r.out)
+             for l in r.stdout.splitlines()), "--expected: text says which rule", r.stdout)
     with open(rules, "a") as f:
         f.write("[second]\nkind = setsid\nexecutabel = /bin/sh\n")
     r = run([PGRPTRACE, "--escapes", "--expected", rules, "--", "true"])
@@ -106,15 +110,17 @@ t.eq((r.rc, r.err), (0, ""), "--expected: the example file in docs/ is read")
 
 # A setsid 40 generations down: the lineage is cut at 32, and says so; one
 # generation down, it is whole (issue 14, item 10). Both exit at once, while
-# their escapes are held: the records keep the lineage all the same.
+# their escapes are held: the records keep the lineage all the same. One
+# run for both, told apart by their arguments.
 CHAIN = ("import os, sys\n"
          "for _ in range(int(sys.argv[1])):\n"
          "    if os.fork():\n"
          "        os.wait(); os._exit(0)\n"
          "os.setsid()\n")
+r = run_tracer(["--escapes", "--json", "--", "sh", "-c",
+                'python3 -c "$0" 40; python3 -c "$0" 1', CHAIN])
 for depth, cut in ((40, True), (1, False)):
-    r = run_tracer(["--escapes", "--json", "--", "python3", "-c", CHAIN, str(depth)])
-    ss = escapes(r, "setsid")
+    ss = [e for e in escapes(r, "setsid") if e["process"]["args"][-1:] == [str(depth)]]
     if t.eq(len(ss), 1, "setsid %d down: one escape" % depth):
         t.eq(ss[0]["lineage_truncated"], cut, "setsid %d down: lineage_truncated" % depth)
         lin = ss[0]["lineage"]
@@ -123,8 +129,40 @@ for depth, cut in ((40, True), (1, False)):
         t.ok(lin and lin[0]["comm"] == "python3", "setsid %d down: its parent first" % depth,
              lin[:1])
 
-# A double-forked daemon under a subreaper.
-r = run_tracer(["--escapes", "--json", "--"] + workload("daemonize"))
+# Daemons, in one traced script, each told apart by its own pids and names:
+# a double fork under a subreaper; start-stop-daemon --background, which
+# refuses to start a second daemon of the same executable (so the daemon is
+# a private copy of sleep); a tmux server on a private socket; a process
+# moving itself to another cgroup (the unified hierarchy) and back; and
+# unshare --pid --fork, a process born into a new pid namespace. The script
+# ends once the daemon runs as itself (polled); the harness kills what is
+# left afterwards.
+bindir = tempfile.mkdtemp(prefix="pgt-ssd-")
+daemon = os.path.join(bindir, "pgtdaemon")
+shutil.copy("/usr/bin/sleep", daemon)
+sock = "pgt-test-%d" % os.getpid()
+steps = [" ".join(workload("daemonize")),
+         "start-stop-daemon --start --background --exec %s -- 1000" % daemon,
+         "until pgrep -fx '%s 1000' >/dev/null; do sleep 0.01; done" % daemon,
+         "tmux -L %s new-session -d 'sleep 30'" % sock,
+         "unshare --pid --fork true"]
+mnt = None
+for line in open("/proc/mounts"):
+    dev, path, fstype = line.split()[:3]
+    if fstype == "cgroup2":
+        mnt = path
+        break
+if mnt:
+    own = [l.split(":", 2)[2].strip() for l in open("/proc/self/cgroup") if l.startswith("0::")]
+    home = os.path.join(mnt, own[0].lstrip("/")) if own else mnt
+    new = os.path.join(mnt, "pgt-test-%d" % os.getpid())
+    os.mkdir(new)
+    steps.append("sh -c 'echo $$ > %s/cgroup.procs; echo $$ > %s/cgroup.procs'" % (new, home))
+r = run_tracer(["--escapes", "--json", "--", "sh", "-c", "\n".join(steps)])
+if mnt:
+    os.rmdir(new)
+shutil.rmtree(bindir, ignore_errors=True)
+
 f = r.fact("daemonize")[0]
 d = escapes(r, "daemonize", f["daemon"])
 if t.eq(len(d), 1, "double fork: one daemonize escape"):
@@ -133,16 +171,6 @@ if t.eq(len(d), 1, "double fork: one daemonize escape"):
     t.eq([a["pid"] for a in d[0]["lineage"]][:2], [f["middle"], f["pid"]],
          "double fork: lineage middle, then the workload")
 
-# start-stop-daemon --background. It refuses to start a second daemon of the
-# same executable, so the daemon is a private copy of sleep.
-bindir = tempfile.mkdtemp(prefix="pgt-ssd-")
-daemon = os.path.join(bindir, "pgtdaemon")
-shutil.copy("/usr/bin/sleep", daemon)
-# The command ends once the daemon runs as itself (polled); the harness
-# kills it afterwards.
-r = run_tracer(["--escapes", "--json", "--", "sh", "-c",
-                "start-stop-daemon --start --background --exec %s -- 1000; "
-                "until pgrep -fx '%s 1000' >/dev/null; do sleep 0.01; done" % (daemon, daemon)])
 s = [x for x in survivors(r) if x["process"]["comm"] in ("pgtdaemon", "start-stop-daem") and
      any(a["comm"].startswith("start-stop") for a in x["lineage"])]
 if not t.eq(len(s), 1, "start-stop-daemon: the daemon is still alive at the end"):
@@ -157,53 +185,31 @@ else:
          "start-stop-daemon: the daemon's line did setsid")
     t.ok(escapes(r, "daemonize", pid) or escapes(r, "reparent", pid),
          "start-stop-daemon: and was left by its parent")
-shutil.rmtree(bindir, ignore_errors=True)
 
-# A tmux server daemonizes (a private socket, killed afterwards).
-sock = "pgt-test-%d" % os.getpid()
-r = run_tracer(["--escapes", "--json", "--", "tmux", "-L", sock, "new-session", "-d", "sleep 30"])
 servers = [e for e in r.of("escape") if e["process"]["comm"].startswith("tmux")]
 kinds = sorted({e["kind"] for e in servers})
 t.ok("setsid" in kinds and ("daemonize" in kinds or "reparent" in kinds),
      "tmux: the server leaves the session and its parent", kinds)
-# The server was killed with the command's box.
 
-# A process moving itself to another cgroup (the unified hierarchy).
-mnt = None
-for line in open("/proc/mounts"):
-    dev, path, fstype = line.split()[:3]
-    if fstype == "cgroup2":
-        mnt = path
-        break
 if mnt:
-    own = [l.split(":", 2)[2].strip() for l in open("/proc/self/cgroup") if l.startswith("0::")]
-    home = os.path.join(mnt, own[0].lstrip("/")) if own else mnt
-    new = os.path.join(mnt, "pgt-test-%d" % os.getpid())
-    os.mkdir(new)
-    r = run_tracer(["--escapes", "--json", "--", "sh", "-c",
-                    "echo $$ > %s/cgroup.procs; echo $$ > %s/cgroup.procs" % (new, home)])
-    os.rmdir(new)
     cg = escapes(r, "cgroup")
     t.ok(cg and cg[0]["cgroup"] == "/" + os.path.basename(new),
          "cgroup: the move is an escape, with the new cgroup", [e.get("cgroup") for e in cg])
 else:
     t.skip("cgroup: the move is an escape", "no cgroup2 hierarchy mounted")
 
-# unshare --pid --fork: a process born into a new pid namespace.
-r = run_tracer(["--escapes", "--json", "--", "unshare", "--pid", "--fork", "true"])
 ns = escapes(r, "pidns")
 if t.eq(len(ns), 1, "unshare: one pidns escape"):
     t.eq(ns[0]["process"]["ns_pid"], 1, "unshare: the child is pid 1 in its namespace")
 
-# An interactive shell's jobs, fg and pipelines: no escape at all.
-r = run_tracer(["--escapes", "--json", "--", sys.executable,
-                os.path.join(here, "pty_session.py"), "clean"], timeout=60)
+# An interactive shell's jobs, fg and pipelines: no escape at all (all the
+# records, escapes among them, in one run).
+r = run_tracer(["--json", "--", sys.executable, os.path.join(here, "pty_session.py"), "clean"],
+               timeout=60)
 t.eq(r.rc, 0, "job control: the session ran")
 t.eq([(e["kind"], e["process"]["comm"]) for e in r.of("escape")], [],
      "job control: zero escapes for an ordinary shell session")
-r2 = run_tracer(["--json", "--", sys.executable, os.path.join(here, "pty_session.py"), "clean"],
-                timeout=60)
-jc = [e for e in r2.of("setpgid") if e.get("new")]
+jc = [e for e in r.of("setpgid") if e.get("new")]
 t.ok(jc and all(e["job_control"] for e in jc), "job control: its setpgid calls are marked so",
      [e["job_control"] for e in jc])
 
@@ -219,8 +225,11 @@ t.eq([(e["process"]["pid"], e["process"]["comm"]) for e in escapes(r, "pgrp")],
      [(self_pid, "workload")], "set -m: the one pgrp escape is the child that left its job")
 
 # Home again: a child leaves its birth group and comes back, 50 times. It
-# escaped once; coming back is not an escape, nor is every later flip.
-r = run_tracer(["--json", "--"] + workload("homegroup", 50))
+# escaped once; coming back is not an escape, nor is every later flip. In
+# the same run, a zombie adopted by a subreaper when its parent exits
+# escapes nothing.
+r = run_tracer(["--json", "--", "sh", "-c", "%s; %s" % (" ".join(workload("homegroup", 50)),
+                                                          " ".join(workload("zombie_orphan")))])
 f = r.fact("homegroup")
 if t.ok(f, "homegroup: workload ran", r.err[-300:]):
     pid = f[0]["pid"]
@@ -229,8 +238,6 @@ if t.ok(f, "homegroup: workload ran", r.err[-300:]):
     t.eq([(e["from"]["pgid"], e["to"]["pgid"]) for e in escapes(r, "pgrp", pid)],
          [(f[0]["home"], pid)], "homegroup: one escape, leaving home")
 
-# A zombie adopted by a subreaper when its parent exits escapes nothing.
-r = run_tracer(["--json", "--"] + workload("zombie_orphan"))
 f = r.fact("zombie_orphan")
 if t.ok(f, "zombie orphan: workload ran", r.err[-300:]):
     pid = f[0]["pid"]
@@ -240,7 +247,7 @@ if t.ok(f, "zombie orphan: workload ran", r.err[-300:]):
 
 # nohup, then the login shell exits: the job outlives its login.
 r = run_tracer(["--escapes", "--json", "--", sys.executable,
-                os.path.join(here, "pty_session.py"), "nohup"], timeout=60)
+                os.path.join(here, "pty_session.py"), "nohup"], timeout=60, to_file=True)
 bash = r.fact("bash")[0]["pid"]
 job = r.fact("nohup")[0]["pids"]
 ol = escapes(r, "outlived_login")
@@ -252,7 +259,7 @@ if t.eq([e["process"]["pid"] for e in ol], job, "nohup: the job outlived its log
 
 # --ecs: the same escape as an Elastic Common Schema document.
 r = run_tracer(["--escapes", "--ecs", "--", sys.executable,
-                os.path.join(here, "pty_session.py"), "nohup"], timeout=60)
+                os.path.join(here, "pty_session.py"), "nohup"], timeout=60, to_file=True)
 bash = r.fact("bash")[0]["pid"]
 docs = [d for d in r.events if d.get("event", {}).get("action") == "escape"]
 t.eq(r.bad_lines, [], "ecs: every line is one JSON document")
@@ -273,10 +280,12 @@ if t.ok(docs, "ecs: escapes come out as ECS documents"):
 # Logins inside logins over a real sshd with PAM, started from an outer login
 # on a pty of its own: pam_loginuid sets the audit loginuid and session, and
 # every escape is credited to its innermost login (the ssh login's shell, a
-# nested ssh login, a tmux pane, su --pty), never to the outer one.
-r = run_tracer(["--escapes", "--json", "--", sys.executable,
-                os.path.join(here, "ssh_login.py")],
-               timeout=120 * int(os.environ.get("PGT_TIME_SCALE", "1")))
+# nested ssh login, a tmux pane, su --pty), never to the outer one. One run
+# in ECS serves both outputs: each document carries the native record.
+ssh_ecs = run_tracer(["--ecs", "--", sys.executable, os.path.join(here, "ssh_login.py")],
+                     timeout=120 * int(os.environ.get("PGT_TIME_SCALE", "1")), to_file=True)
+r = copy.copy(ssh_ecs)
+r.events = [d["pgrptrace"] for d in ssh_ecs.events if isinstance(d.get("pgrptrace"), dict)]
 if r.rc == 77:
     t.skip("ssh login: escapes carry auid and ses", r.err.strip().splitlines()[-1])
 elif t.eq(r.rc, 0, "ssh login: sshd ran and the login succeeded") and r.fact("login"):
@@ -345,8 +354,7 @@ elif t.eq(r.rc, 0, "ssh login: sshd ran and the login succeeded") and r.fact("lo
 # The same logins in ECS (issue 17): a command run in the ssh login is a
 # document with what ran, where, in which login and on which host, and
 # every document of the login's processes names the login.
-r = run_tracer(["--ecs", "--", sys.executable, os.path.join(here, "ssh_login.py")],
-               timeout=120 * int(os.environ.get("PGT_TIME_SCALE", "1")))
+r = ssh_ecs
 if r.rc == 77:
     t.skip("ssh login, ecs: Session View fields", r.err.strip().splitlines()[-1])
 elif t.eq(r.rc, 0, "ssh login, ecs: the login succeeded") and r.fact("login"):

@@ -9,8 +9,8 @@ import re
 import signal
 import tempfile
 
-from harness import (PGRPTRACE, Proc, Tap, Tracer, check_nothing_left, run, run_tracer,
-                     wait_until, workload)
+from harness import (PGRPTRACE, Proc, Tap, Tracer, check_json, check_nothing_left, run,
+                     run_tracer, wait_until, workload)
 
 t = Tap()
 
@@ -46,8 +46,7 @@ if t.ok(f and len(f[0]["children"]) == 300, "300 orphans: workload ran", r.err[-
     ev = [e for e in r.of("reparent") if e["process"]["pid"] == f["middle"]]
     got = sorted(e["child"]["pid"] for e in ev)
     cut = "more children than were reported" in r.err
-    check = json.loads(run([PGRPTRACE, "--check", "--json"]).stdout)
-    if check["features"]["bpf_loop"]:
+    if check_json()["features"]["bpf_loop"]:
         t.eq(got, sorted(f["children"]), "300 orphans: each one reported")
         t.ok(not cut, "300 orphans: none missed", r.err)
     else:
