@@ -25,8 +25,14 @@ def rcpts(e):
     return sorted(r["pid"] for r in e["recipients"])
 
 
+# Three workloads in one traced script, each with signals of its own: a
+# group killed (SIGUSR1, SIGUSR2), kill(-1) in a pid namespace (SIGTERM),
+# and an orphaned group with a stopped job (SIGHUP, SIGCONT), last.
+group_run = run_tracer(["--json", "--", "sh", "-c", "; ".join(
+    " ".join(workload(w)) for w in ("killgroup", "killall_ns", "orphan"))])
+
 # kill(0) and kill(-pgid): one record each, the refused member absent.
-r = run_tracer(["--json", "--"] + workload("killgroup"))
+r = group_run
 f = r.fact("killgroup")
 if t.ok(f, "killgroup: workload ran"):
     f = f[0]
@@ -70,9 +76,10 @@ KILL = ("import os, signal, sys\n"
         "if sys.argv[2] == 'nobody': os.setgid(65534); os.setuid(65534)\n"
         "try: os.kill(-int(sys.argv[1]), signal.SIGUSR1)\n"
         "except OSError: pass\n")
-for target, who, err in ((free, "root", "ESRCH"), (root_grp.pid, "nobody", "EPERM")):
-    r = run_tracer(["--json", "--", "python3", "-c", KILL, str(target), who])
-    ev = sigs(r, "SIGUSR1", "kill")
+r = run_tracer(["--json", "--", "sh", "-c", 'python3 -c "$0" %d root; python3 -c "$0" %d nobody'
+                % (free, root_grp.pid), KILL])
+for target, uid, err in ((free, 0, "ESRCH"), (root_grp.pid, 65534, "EPERM")):
+    ev = [e for e in sigs(r, "SIGUSR1", "kill") if e["process"]["uid"] == uid]
     if t.eq(len(ev), 1, "failed kill(-pgid) %s: one record" % err):
         t.eq(ev[0]["target"], target, "failed kill(-pgid) %s: the target is kept" % err)
         t.eq(ev[0]["scope"], "group", "failed kill(-pgid) %s: scope group" % err)
@@ -104,7 +111,7 @@ t.eq(sorted({e["cause"] for e in alrm if e["cause"] != "kernel"}), [],
      "timer under pty load: no SIGALRM is blamed on a tty or an ioctl")
 
 # kill(-1) in a private pid namespace: everyone but init and the sender.
-r = run_tracer(["--json", "--"] + workload("killall_ns"))
+r = group_run
 ev = sigs(r, "SIGTERM", "kill")
 if t.eq(len(ev), 1, "kill(-1): one record"):
     e = ev[0]
@@ -122,7 +129,7 @@ if t.eq(len(ev), 1, "kill(-1): one record"):
 # every member gets both; a 6.18 build was seen sending SIGHUP to the stopped
 # member only): the workload reports what the kernel queued for its running
 # member and how the stopped one died, and the records must say the same.
-r = run_tracer(["--json", "--"] + workload("orphan"))
+r = group_run
 f = r.fact("orphan")
 if t.ok(f, "orphan: workload ran", r.err[-500:]) and t.eq(r.rc, 0, "orphan: workload exit 0"):
     f = f[0]
