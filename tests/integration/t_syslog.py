@@ -348,7 +348,12 @@ try:
             tr.stop()
             return None
         burst(5, "before")
-        # Before the kill, the collector has every record so far: nothing in flight.
+        # Before the kill, the collector has every record so far: nothing in
+        # flight. The burst's processes have exited when the shell says so,
+        # but the tracer may not have written their records yet: first
+        # until it has (their five exits), then until rsyslogd has them.
+        wait_until(lambda: len([x for x in records(out) if x["event"] == "exit"]) >= 5,
+                   "%s: the tracer wrote the burst's records" % label, 30)
         wait_until(lambda: records(out) and {seq_of(m) for m in messages(tr.pid)} >=
                    {x["seq"] for x in records(out)},
                    "%s: rsyslogd has the records before the outage" % label, 30)
