@@ -25,6 +25,25 @@ BEGIN = "@@pgt-begin "
 END = "@@pgt-end "
 
 
+def _workdir(prefix):
+    """A new directory under $TMPDIR for a guest's files (a root image is
+    about 1 GB), named after this process: one a run killed before it could
+    remove it is removed by the next (sweep())."""
+    sweep()
+    return tempfile.mkdtemp(prefix="%s%d-" % (prefix, os.getpid()))
+
+
+def sweep():
+    """Remove the guest directories of processes that are gone."""
+    top = tempfile.gettempdir()
+    for name in os.listdir(top):
+        parts = name.split("-")
+        if (len(parts) >= 4 and parts[0] == "pgt" and
+                parts[1] in ("guest", "root", "sdroot") and parts[2].isdigit() and
+                not os.path.exists("/proc/" + parts[2])):
+            shutil.rmtree(os.path.join(top, name), ignore_errors=True)
+
+
 def fetch(suite):
     """The cached kernel directory of @suite (vmlinuz, config, release, package)."""
     subprocess.run([os.path.join(HERE, "fetch-kernel.sh"), suite, CACHE], check=True)
@@ -75,7 +94,7 @@ def boot(kernel_dir, programs, commands, timeout, tcg=TCG):
     host ELF file; @commands is a list of (name, seconds, argv); @tcg the
     accelerator's options. Returns
     (kernel release or None, {name: (status, output)}, console text)."""
-    work = tempfile.mkdtemp(prefix="pgt-guest-")
+    work = _workdir("pgt-guest-")
     try:
         root = os.path.join(work, "root")
         for d in ("bin", "proc", "sys", "dev", "tmp", "etc"):
@@ -193,6 +212,7 @@ mount -t tmpfs run /run
 mkdir -p /dev/pts /sys/fs/cgroup
 mount -t devpts -o gid=5,mode=620,ptmxmode=666 devpts /dev/pts
 ln -sf /dev/pts/ptmx /dev/ptmx 2>/dev/null
+mkdir -p /dev/shm && mount -t tmpfs -o mode=1777 shm /dev/shm
 mount -t cgroup2 cgroup2 /sys/fs/cgroup
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 ip link set lo up
@@ -243,7 +263,7 @@ def make_root(project, tests, env, per_test):
     """A root disk image holding the host's programs, @project at /pgt, and a
     script that runs each of @tests (paths under @project) with @env, each
     bounded by @per_test seconds. The caller removes the returned directory."""
-    work = tempfile.mkdtemp(prefix="pgt-root-")
+    work = _workdir("pgt-root-")
     stage = os.path.join(work, "stage")
     _stage_root(stage, project)
     script = RUN_HEAD
@@ -287,7 +307,7 @@ def make_systemd_root(project, install, units, check):
     that a oneshot unit runs once the system is up, on the serial console,
     before it powers off. None of the host's enabled units, no fstab.
     The caller removes the returned directory."""
-    work = tempfile.mkdtemp(prefix="pgt-sdroot-")
+    work = _workdir("pgt-sdroot-")
     stage = os.path.join(work, "stage")
     _stage_root(stage, project)
     subprocess.run(["cp", "-al", "/usr/lib/systemd", os.path.join(stage, "usr/lib/systemd")],
@@ -326,7 +346,7 @@ def boot_root(kernel_dir, image, timeout, init="/bin/sh /pgt-run.sh", append="")
     """Boot @kernel_dir's kernel on the root disk @image from make_root(),
     switching to @init there (with @append on the kernel's command line).
     Returns (kernel release or None, {test: (status, output)}, console)."""
-    work = tempfile.mkdtemp(prefix="pgt-guest-")
+    work = _workdir("pgt-guest-")
     try:
         root = os.path.join(work, "root")
         for d in ("bin", "proc", "sys", "dev"):

@@ -70,6 +70,17 @@ try:
             tar.addfile(info)
     r = podman("import", root, IMAGE)
     t.eq(r.returncode, 0, "podman import: the image is built from local files")
+    # In a guest, a runtime that cannot start any container there is the
+    # runtime's limit, not pgrptrace's (runc 1.1 on 5.10: "read init-p:
+    # connection reset by peer"): said, and the rest skipped. On the host it
+    # fails the test.
+    r = run(RUN + [IMAGE, "/bin/sh", "-c", ":"], capture_output=True, text=True, timeout=120,
+            env=env)
+    if r.returncode != 0 and os.environ.get("PGT_GUEST"):
+        t.skip("podman runs a container in this guest",
+               "podman run fails here, untraced: %s" % (r.stderr.strip().splitlines() or ["?"])[-1])
+        t.done()
+    t.ok(r.returncode == 0, "podman run: a container runs here, untraced", r.stderr[-300:])
 
     # Traced from podman's start: the container's shell says where it is.
     cidfile = os.path.join(tmp, "cid")
@@ -88,16 +99,22 @@ try:
     t.eq(sorted({json.dumps(e["process"]["container"]) for e in inside}),
          [json.dumps({"id": cid, "runtime": "podman"})],
          "podman run: each names the container podman made, runtime podman")
+    moves = [e for e in r.of("cgroup") if cid and cid in e["path"]]
     if t.ok(v2, "podman run: the container read its cgroup (0:: line)", r.err[-300:]):
-        t.eq(sorted({(e["process"]["cgroup"] or {}).get("path") for e in inside}), v2[:1],
-             "podman run: and each has the cgroup path the process read itself")
+        # With a cgroup namespace of its own (podman's default on a pure v2
+        # host, as Debian 12 and 13 boot), the process reads "/": the path
+        # the host sees is the one podman moved it to.
+        own = v2[0] == "/" and moves
+        t.eq(sorted({(e["process"]["cgroup"] or {}).get("path") for e in inside}),
+             [moves[0]["path"]] if own else v2[:1],
+             "podman run: and each has the cgroup path the process read itself%s"
+             % (" (from the host: it reads / in its own cgroup namespace)" if own else ""))
         t.ok(all(isinstance((e["process"]["cgroup"] or {}).get("id"), int) for e in inside),
              "podman run: and a cgroup id")
     outside = [e for e in recs if e["process"]["comm"] in ("podman", "conmon")]
     t.ok(outside, "podman run: records of podman and conmon")
     t.eq([(e["event"], e["process"]["comm"]) for e in outside if e["process"]["container"]], [],
          "podman run: podman and its monitor are in no container")
-    moves = [e for e in r.of("cgroup") if cid and cid in e["path"]]
     t.ok(moves, "podman run: the move into the container's cgroup is a cgroup record")
 
     # ECS: container.id and container.runtime.

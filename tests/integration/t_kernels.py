@@ -11,8 +11,8 @@ child, subreaper, reap, exit, reparent: the model equal to /proc at every
 quiet point); and the run with reparents left out must be caught.
 
 Then on a root disk made of this machine's programs (python3, bash, sshd,
-tmux, util-linux) under a tmpfs overlay: the end-to-end suite itself
-(GUEST_TESTS), at the level the kernel picks. Its TAP lines come back named
+tmux, util-linux, podman) under a tmpfs overlay: the end-to-end suite
+itself (GUEST_TESTS), at the level the kernel picks. Its TAP lines come back named
 after the kernel.
 
 The kernels boot side by side, as many at once as PGT_GUESTS (default: the
@@ -43,11 +43,12 @@ LEVELS = ["fentry", "tp_btf", "raw_tp", "tracepoint"]
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 GUEST_TESTS = os.environ.get("GUEST_TESTS", " ".join(
     "tests/integration/t_%s.py" % n for n in
-    ("lifecycle", "exec", "groups", "model", "signals", "escapes", "pty", "fidelity"))).split()
+    ("lifecycle", "exec", "groups", "model", "signals", "escapes", "pty", "fidelity",
+     "container"))).split()
 # In the guest: the plain build at /pgt, and time bounds stretched for TCG.
 GUEST_ENV = {"PGRPTRACE": "/pgt/pgrptrace", "WORKLOAD": "/pgt/.output/tests/workload",
              "FIDELITY": "/pgt/.output/tests/fidelity", "FIDELITY_SEEDS": "10",
-             "PGT_TIME_SCALE": "5"}
+             "PGT_TIME_SCALE": "5", "PGT_GUEST": "1"}
 TAP = re.compile(r"^(not ok|ok) \d+ - (.*?)(?: # SKIP (.*))?$")
 
 # What each kernel is known to lack (../shared/docs/kernel-notes.md section 9),
