@@ -104,10 +104,26 @@ static __always_inline void exec_args(struct pgt_exec *e, struct mm_struct *mm)
  * task's root, crossing mounts, leaf first, each NUL-terminated, into data[]
  * from *pos up to @end. Returns false when the walk stopped short (too deep
  * or too long): what was written is the leaf part of the path.
+ *
+ * Two marks d_path() adds, in *@marks: a leaf unlinked from its directory
+ * (d_unlinked(): " (deleted)"), and a leaf with no directory at all, a
+ * pseudo file's dentry that d_dname() names (memfd_create()'s:
+ * "/memfd:NAME (deleted)"): its name alone is written.
  */
+static __always_inline bool at_top(struct dentry *dentry, struct vfsmount *vfsmnt,
+				   struct mount *mnt, const struct path *root)
+{
+	if (dentry == BPF_CORE_READ(root, dentry) && vfsmnt == BPF_CORE_READ(root, mnt))
+		return true;
+	if (dentry == BPF_CORE_READ(vfsmnt, mnt_root))
+		return BPF_CORE_READ(mnt, mnt_parent) == mnt;	/* the namespace's root */
+	return BPF_CORE_READ(dentry, d_parent) == dentry;	/* a root outside any mount */
+}
+
 static __always_inline bool walk_path(struct pgt_exec *e, struct dentry *dentry,
 				      struct vfsmount *vfsmnt, const struct path *root,
-				      __u32 *pos, __u32 end)
+				      __u32 *pos, __u32 end, __u32 *marks, __u32 deleted,
+				      __u32 anon)
 {
 	size_t off = bpf_core_field_offset(struct mount, mnt);
 	struct mount *mnt = (void *)vfsmnt - off;
@@ -117,6 +133,28 @@ static __always_inline bool walk_path(struct pgt_exec *e, struct dentry *dentry,
 	__u32 p = *pos;
 	long n;
 
+	/* The leaf: unlinked (unhashed, not a root), or a pseudo file's. */
+	parent = BPF_CORE_READ(dentry, d_parent);
+	if (parent != dentry && !BPF_CORE_READ(dentry, d_hash.pprev))
+		*marks |= deleted;
+	else if (parent == dentry && dentry != BPF_CORE_READ(vfsmnt, mnt_root) &&
+		 (dentry != BPF_CORE_READ(root, dentry) || vfsmnt != BPF_CORE_READ(root, mnt))) {
+		if (p >= end || end - p < 2)
+			goto cut;
+		name = BPF_CORE_READ(dentry, d_name.name);
+		barrier_var(p);
+		if (p >= PGT_EXEC_DATA_MAX)
+			goto cut;
+		n = bpf_probe_read_kernel_str(e->data + p, NAME_READ, name);
+		if (n <= 0 || p + n > end)
+			goto cut;
+		*pos = p + n;
+		/* Named by its d_dname(); a disconnected dentry is the leaf part only. */
+		if (!BPF_CORE_READ(dentry, d_op, d_dname))
+			return false;
+		*marks |= anon;
+		return true;
+	}
 	for (int i = 0; i < PATH_DEPTH; i++) {
 		if (dentry == BPF_CORE_READ(root, dentry) && vfsmnt == BPF_CORE_READ(root, mnt))
 			goto done;
@@ -145,6 +183,10 @@ static __always_inline bool walk_path(struct pgt_exec *e, struct dentry *dentry,
 		p += n;
 		dentry = parent;
 	}
+	/* A walk of exactly PATH_DEPTH steps ends at the top: whole. */
+	if (at_top(dentry, vfsmnt, mnt, root))
+		goto done;
+cut:
 	*pos = p;
 	return false;
 done:
@@ -161,7 +203,7 @@ static __always_inline int handle_exec(struct task_struct *p, pid_t old_pid,
 	struct exec_scratch *s;
 	struct pgt_exec *e;
 	struct path root;
-	__u32 zero = 0, pos, end, size;
+	__u32 zero = 0, pos, end, size, marks = 0;
 	char next = 0;
 
 	if (test_fault_exec)
@@ -189,19 +231,22 @@ static __always_inline int handle_exec(struct task_struct *p, pid_t old_pid,
 	end = pos + PGT_EXEC_PATH_MAX;
 	if (fs) {
 		e->flags |= walk_path(e, BPF_CORE_READ(fs, pwd.dentry), BPF_CORE_READ(fs, pwd.mnt),
-				      &root, &pos, end) ? PGT_EXEC_HAS_CWD
+				      &root, &pos, end, &marks, PGT_EXEC_CWD_DELETED, 0)
+				    ? PGT_EXEC_HAS_CWD
 							: PGT_EXEC_HAS_CWD | PGT_EXEC_CWD_CUT;
 		e->cwd_len = pos - e->args_len;
 	}
 	end = pos + PGT_EXEC_PATH_MAX;
 	if (exe) {
 		e->flags |= walk_path(e, BPF_CORE_READ(exe, f_path.dentry),
-				      BPF_CORE_READ(exe, f_path.mnt), &root, &pos, end)
+				      BPF_CORE_READ(exe, f_path.mnt), &root, &pos, end, &marks,
+				      PGT_EXEC_EXE_DELETED, PGT_EXEC_EXE_ANON)
 				    ? PGT_EXEC_HAS_EXE
 				    : PGT_EXEC_HAS_EXE | PGT_EXEC_EXE_CUT;
 		e->exe_len = pos - e->args_len - e->cwd_len;
 	}
 out:
+	e->flags |= marks;
 	size = PGT_EXEC_SIZE(e->args_len + e->cwd_len + e->exe_len);
 	barrier_var(size);
 	if (size > sizeof(*e))

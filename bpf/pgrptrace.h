@@ -141,6 +141,9 @@ _Static_assert(sizeof(struct pgt_fork) == 24 + 96 * 2 + 8, "pgt_fork size");
 #define PGT_EXEC_CWD_CUT	0x10	/* deeper or longer than the walk goes: leaf part only */
 #define PGT_EXEC_HAS_EXE	0x20
 #define PGT_EXEC_EXE_CUT	0x40
+#define PGT_EXEC_CWD_DELETED	0x80	/* the directory was removed: /proc adds " (deleted)" */
+#define PGT_EXEC_EXE_DELETED	0x100	/* the file was unlinked before the exec */
+#define PGT_EXEC_EXE_ANON	0x200	/* a file with no directory (memfd_create()): its name only */
 
 #define PGT_ARGS_MAX		4096	/* bytes of the argument vector kept */
 #define PGT_EXEC_PATH_MAX	1024	/* bytes of each of cwd and executable */

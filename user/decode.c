@@ -193,6 +193,8 @@ size_t decode__exec_args(const struct pgt_exec *e, struct span *out, size_t max,
 	return n;
 }
 
+#define DELETED	" (deleted)"
+
 int decode__exec_path(const struct pgt_exec *e, bool exe, char *buf, size_t size, bool *cut)
 {
 	const char *names = e->data + e->args_len + (exe ? e->cwd_len : 0);
@@ -224,7 +226,17 @@ int decode__exec_path(const struct pgt_exec *e, bool exe, char *buf, size_t size
 	if (!out && !*cut)
 		buf[out++] = '/';
 	buf[out] = '\0';
+	/* d_path()'s mark, which /proc shows */
+	if (decode__exec_deleted(e, exe) && !*cut && size - out > sizeof(DELETED) - 1) {
+		memcpy(buf + out, DELETED, sizeof(DELETED));
+		out += sizeof(DELETED) - 1;
+	}
 	return out;
+}
+
+bool decode__exec_deleted(const struct pgt_exec *e, bool exe)
+{
+	return e->flags & (exe ? PGT_EXEC_EXE_DELETED | PGT_EXEC_EXE_ANON : PGT_EXEC_CWD_DELETED);
 }
 
 int decode__record(const void *data, size_t size, struct pgt_event *ev)

@@ -50,11 +50,17 @@ size_t decode__split_args(const char *p, size_t len, struct span *out, size_t ma
 size_t decode__exec_args(const struct pgt_exec *e, struct span *out, size_t max, bool *cut);
 
 /*
- * An exec's working directory (@exe false) or executable, joined into @buf:
- * "/usr/bin/sleep". When the walk was cut (*cut), the leaf part, with no
- * leading '/': "lib/x/y". Returns its length, or -1 when the record has none.
+ * An exec's working directory (@exe false) or executable, joined into @buf
+ * as /proc/PID/{cwd,exe} names it: "/usr/bin/sleep"; "/tmp/x (deleted)"
+ * once unlinked; "/memfd:NAME (deleted)" for a file with no directory. When
+ * the walk was cut (*cut), the leaf part, with no leading '/': "lib/x/y".
+ * Returns its length, or -1 when the record has none. @size: at least
+ * DECODE_PATH_SIZE for the whole of any record's path.
  */
+#define DECODE_PATH_SIZE	(PGT_EXEC_PATH_MAX + 16)	/* '/', " (deleted)", NUL */
 int decode__exec_path(const struct pgt_exec *e, bool exe, char *buf, size_t size, bool *cut);
+/* The path's file or directory was deleted ((deleted) in /proc), or never had one. */
+bool decode__exec_deleted(const struct pgt_exec *e, bool exe);
 
 /* What wait(2) would say about a raw exit status. */
 struct exit_info {

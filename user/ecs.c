@@ -155,7 +155,7 @@ static void ecs_args(struct jsonw *w, const struct span *args, size_t n)
  */
 static void ecs_exec(struct jsonw *w, const struct pgt_exec *e)
 {
-	char path[PGT_EXEC_PATH_MAX + 2];
+	char path[DECODE_PATH_SIZE];
 	struct span args[PGT_ARGS_SHOWN];
 	size_t n;
 	bool cut;

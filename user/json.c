@@ -292,11 +292,11 @@ static void json_end(struct jsonw *w, const struct fmt_ctx *fc)
 	sbuf__putc(w->sb, '\n');
 }
 
-/* An exec's path, or null; its "_truncated" flag. */
+/* An exec's path, or null; its "_truncated" and "_deleted" flags. */
 static void json_exec_path(struct jsonw *w, const struct pgt_exec *e, bool exe)
 {
 	const char *name = exe ? "executable" : "cwd";
-	char path[PGT_EXEC_PATH_MAX + 2];
+	char path[DECODE_PATH_SIZE];
 	bool cut = false;
 
 	if (decode__exec_path(e, exe, path, sizeof(path), &cut) < 0)
@@ -304,6 +304,8 @@ static void json_exec_path(struct jsonw *w, const struct pgt_exec *e, bool exe)
 	else
 		jsonw_untrusted(w, name, path, sizeof(path));
 	jsonw_bool_field(w, exe ? "executable_truncated" : "cwd_truncated", cut);
+	jsonw_bool_field(w, exe ? "executable_deleted" : "cwd_deleted",
+			 decode__exec_deleted(e, exe));
 }
 
 /* What an exec ran: the name it was asked for, the arguments, where. */

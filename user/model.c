@@ -549,7 +549,7 @@ void model__set_exec(struct mproc *p, const char *exe, const char *args, size_t 
 static void on_proc_exec(struct model *m, const struct pgt_exec *e)
 {
 	struct mproc *p = proc_update(m, &e->proc, e->hdr.ts_ns);
-	char exe[PGT_EXEC_PATH_MAX + 2];
+	char exe[DECODE_PATH_SIZE];
 	bool cut = false;
 
 	if (p && p->lineage) {

@@ -77,7 +77,7 @@ static int from_proc(struct model *m, bool only_missing)
  */
 static void exec_from_proc(struct model *m)
 {
-	char exe[PGT_EXEC_PATH_MAX + 2], args[PGT_ARGS_MAX];
+	char exe[DECODE_PATH_SIZE], args[PGT_ARGS_MAX];
 	long tick_ns = procfs__tick_ns();
 	struct proc_stat st;
 	struct mproc *p;

@@ -102,6 +102,19 @@ static void text_arg(struct sbuf *sb, const struct span *a)
 		sbuf__putc(sb, '\'');
 }
 
+/* A file run, or a directory run in, that is no longer there, as /proc names it. */
+static void text_deleted(struct sbuf *sb, const struct pgt_exec *e, bool exe)
+{
+	char path[DECODE_PATH_SIZE];
+	bool cut;
+
+	if (!decode__exec_deleted(e, exe) || decode__exec_path(e, exe, path, sizeof(path), &cut) < 0)
+		return;
+	sbuf__puts(sb, exe ? " [executable " : " [cwd ");
+	sbuf__put_text(sb, path, sizeof(path));
+	sbuf__putc(sb, ']');
+}
+
 /* The file exec'd, then its arguments after argv[0], as a command line. */
 static void text_exec(struct sbuf *sb, const struct pgt_exec *e)
 {
@@ -121,6 +134,8 @@ static void text_exec(struct sbuf *sb, const struct pgt_exec *e)
 		sbuf__puts(sb, " ...");
 	if (e->old_tid != e->proc.pid)
 		sbuf__printf(sb, " (from thread %u)", e->old_tid);
+	text_deleted(sb, e, true);
+	text_deleted(sb, e, false);
 }
 
 /* One case per record type, as json__event() has: long, but flat and in the same order. */

@@ -18,14 +18,16 @@ scratch = sys.argv[1]
 STOPPED = "/bin/sh"        # a symlink (to dash here): exe names the file
 
 
-def run(case, argv, cwd, exe="/bin/sh"):
+def run(case, argv, cwd, exe="/bin/sh", prep=None):
     """Exec @exe with @argv (bytes) in @cwd, stopped by its own SIGSTOP so
-    that /proc can be read; then let it end."""
+    that /proc can be read; then let it end. @prep, in the child after the
+    chdir, may return a file descriptor to exec instead (fexecve)."""
     pid = os.fork()
     if pid == 0:
         try:
             os.chdir(cwd)
-            os.execv(exe, argv)
+            fd = prep() if prep else None
+            os.execve(exe if fd is None else fd, argv, os.environ)
         finally:
             os._exit(127)
     # The shell stops itself: "kill -STOP $$" is its script (argv[2]).
@@ -75,3 +77,68 @@ with open(script, "w") as f:
     f.write("#!/bin/sh\nkill -STOP $$\n")
 os.chmod(script, 0o755)
 run("script", [b"script", b"one"], scratch, exe=script)
+
+# Exact paths in the odd cases (issue 30). A copy of the shell's binary.
+SHELL = os.path.realpath("/bin/sh")
+
+
+def copy_into(fd):
+    with open(SHELL, "rb") as f:
+        os.write(fd, f.read())
+
+
+def memfd():
+    """A fileless exec: the shell copied into memfd_create("pgt-x"), run by fexecve
+    through a read-only descriptor (a writable one would be ETXTBSY)."""
+    rw = os.memfd_create("pgt-x", 0)
+    copy_into(rw)
+    ro = os.open("/proc/self/fd/%d" % rw, os.O_RDONLY)
+    os.close(rw)
+    return ro
+
+
+def unlinked():
+    """An executable unlinked before the exec, run through a descriptor."""
+    path = os.path.join(scratch, "gone-exe")
+    rw = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o755)
+    copy_into(rw)
+    os.close(rw)
+    ro = os.open(path, os.O_RDONLY)
+    os.unlink(path)
+    return ro
+
+
+def rmcwd():
+    """The working directory removed before the exec."""
+    os.rmdir(os.getcwd())
+
+
+run("memfd", [b"sh", b"-c", STOP], scratch, prep=memfd)
+run("unlinked", [b"sh", b"-c", STOP], scratch, prep=unlinked)
+gone = os.path.join(scratch, "gone-dir")
+os.mkdir(gone)
+run("rmcwd", [b"sh", b"-c", STOP], gone, prep=rmcwd)
+
+
+def steps(path):
+    """The steps of the kernel side's walk from @path up to /: a name each,
+    and a step for each mount crossed (every mount on an ancestor)."""
+    names = [c for c in path.split("/") if c]
+    points = []
+    with open("/proc/self/mountinfo") as f:
+        for line in f:
+            points.append(line.split()[4].encode().decode("unicode_escape"))
+    ups = ["/" + "/".join(names[:i]) for i in range(1, len(names) + 1)]
+    return len(names) + sum(points.count(u) for u in ups)
+
+
+# A walk of exactly 40 steps (the walk's depth): whole; 41: cut.
+for n in (40, 41):
+    path = os.path.realpath(scratch)
+    i = 0
+    while steps(path) < n:
+        path = os.path.join(path, "e%d" % i)
+        i += 1
+    os.makedirs(path, exist_ok=True)
+    facts.write(json.dumps({"what": "steps", "case": "depth%d" % n, "steps": steps(path)}) + "\n")
+    run("depth%d" % n, [b"sh", b"-c", STOP], path)

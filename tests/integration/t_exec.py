@@ -3,8 +3,9 @@
 """What an exec ran (issue 17, item 1): the argument vector, the executable
 and the working directory of every exec record equal what /proc said of the
 process in its new image: hostile bytes, a vector cut at 4096 bytes or 128
-arguments, directories on other mounts, one deeper than the walk goes, and a
-script. The text and ECS forms keep each record on one line."""
+arguments, directories on other mounts, one deeper than the walk goes, one
+exactly as deep, and a script; a fileless exec (memfd), an unlinked
+executable and a removed cwd, marked as /proc marks them (issue 30). The text and ECS forms keep each record on one line."""
 import json
 import os
 import sys
@@ -50,7 +51,9 @@ t.eq(r.bad_lines, [], "exec: every line is valid JSON")
 t.eq(r.fact("stall"), [], "exec: every case stopped in its new image")
 cases = {f["case"]: f for f in r.fact("exec")}
 t.eq(sorted(cases), sorted(["hostile", "long", "many", "proc", "sys", "root", "deep", "oddcwd",
-                            "script"]), "exec: every case reported its truth")
+                            "script", "memfd", "unlinked", "rmcwd", "depth40", "depth41"]),
+     "exec: every case reported its truth")
+GONE_EXE = ("memfd", "unlinked")
 
 for name, f in sorted(cases.items()):
     recs = [e for e in r.of("exec", f["pid"])]
@@ -63,14 +66,30 @@ for name, f in sorted(cases.items()):
     t.eq(e["args_truncated"], cut, "%s: args_truncated is %s" % (name, cut))
     t.eq(unhex(e, "executable"), bytes.fromhex(f["exe"]), "%s: executable is /proc/PID/exe" % name)
     t.eq(e["executable_truncated"], False, "%s: executable whole" % name)
+    t.eq(e["executable_deleted"], name in GONE_EXE, "%s: executable_deleted" % name)
+    t.eq(e["cwd_deleted"], name == "rmcwd", "%s: cwd_deleted" % name)
     cwd = bytes.fromhex(f["cwd"])
-    if name == "deep":
+    if name in ("deep", "depth41"):
         got = unhex(e, "cwd")
         t.ok(e["cwd_truncated"] and not got.startswith(b"/") and cwd.endswith(b"/" + got) and
              got.count(b"/") >= 20, "deep: cwd cut, its leaf part kept", got)
     else:
         t.eq(unhex(e, "cwd"), cwd, "%s: cwd is /proc/PID/cwd" % name)
         t.eq(e["cwd_truncated"], False, "%s: cwd whole" % name)
+
+# The marks are /proc's own, and later records carry the name too.
+if "memfd" in cases:
+    t.eq(bytes.fromhex(cases["memfd"]["exe"]), b"/memfd:pgt-x (deleted)",
+         "memfd: /proc names the file /memfd:NAME (deleted)")
+    ends = r.of("exit", cases["memfd"]["pid"])
+    t.ok(ends and ends[0]["process"]["executable"] == "/memfd:pgt-x (deleted)",
+         "memfd: the exit record's process runs /memfd:pgt-x (deleted)", ends)
+for name in ("unlinked", "rmcwd"):
+    if name in cases:
+        t.ok(bytes.fromhex(cases[name]["exe" if name == "unlinked" else "cwd"])
+             .endswith(b" (deleted)"), "%s: /proc marks it (deleted)" % name)
+t.eq(sorted((f["case"], f["steps"]) for f in r.fact("steps")), [("depth40", 40), ("depth41", 41)],
+     "depth40, depth41: the walks are 40 and 41 steps long")
 
 if "long" in cases and "many" in cases:
     t.ok(cases["long"]["cmdline"] and len(bytes.fromhex(cases["long"]["cmdline"])) > ARGS_MAX,
@@ -85,7 +104,13 @@ if "hostile" in cases:
 lines = text.out.splitlines()
 execs = [l for l in lines if " exec " in l]
 t.eq(text.rc, 0, "text: the cases ran")
-t.ok(len(execs) >= 9, "text: an exec line per case", len(execs))
+t.ok(len(execs) >= 14, "text: an exec line per case", len(execs))
+t.eq(len([l for l in execs if l.endswith(" [executable /memfd:pgt-x (deleted)]")]), 1,
+     "text: the memfd exec names its file")
+t.eq(len([l for l in execs if "/gone-exe (deleted)]" in l]), 1,
+     "text: the unlinked executable is marked")
+t.eq(len([l for l in execs if l.endswith("/gone-dir (deleted)]") and " [cwd /" in l]), 1,
+     "text: the removed cwd is marked")
 t.eq([l for l in lines if any(ord(c) < 32 and c != "\t" for c in l)], [],
      "text: no control character in any line")
 hostile = [l for l in execs if "red" in l]

@@ -132,7 +132,7 @@ static void test_exec_parts(void **state)
 	struct pgt_exec *e = (void *)buf;
 	struct span args[PGT_ARGS_SHOWN];
 	struct pgt_event ev;
-	char path[PGT_EXEC_PATH_MAX + 2];
+	char path[DECODE_PATH_SIZE];
 	bool cut;
 	size_t n;
 
@@ -176,6 +176,30 @@ static void test_exec_parts(void **state)
 	assert_int_equal(decode__record(e, e->hdr.size, &ev), 0);
 	assert_int_equal(decode__exec_path(e, false, path, sizeof(path), &cut), 1);
 	assert_string_equal(path, "/");
+	/* Deleted, as /proc marks it; a memfd's one name; not on a cut path. */
+	exec_part(e, 1, "d\0tmp\0", 6);
+	exec_part(e, 2, "memfd:x\0", 8);
+	e->hdr.size = PGT_EXEC_SIZE(11 + 6 + 8);
+	e->flags |= PGT_EXEC_CWD_DELETED | PGT_EXEC_EXE_ANON;
+	assert_int_equal(decode__record(e, e->hdr.size, &ev), 0);
+	assert_int_equal(decode__exec_path(e, false, path, sizeof(path), &cut), 16);
+	assert_string_equal(path, "/tmp/d (deleted)");
+	assert_true(decode__exec_deleted(e, false));
+	assert_int_equal(decode__exec_path(e, true, path, sizeof(path), &cut), 18);
+	assert_string_equal(path, "/memfd:x (deleted)");
+	assert_true(decode__exec_deleted(e, true));
+	e->flags = (e->flags & ~PGT_EXEC_EXE_ANON) | PGT_EXEC_CWD_CUT;
+	assert_false(decode__exec_deleted(e, true));
+	assert_int_equal(decode__exec_path(e, false, path, sizeof(path), &cut), 5);
+	assert_string_equal(path, "tmp/d");
+	assert_true(cut);
+	/* No room for the mark: the path alone. */
+	e->flags &= ~PGT_EXEC_CWD_CUT;
+	assert_int_equal(decode__exec_path(e, false, path, 8, &cut), 6);
+	assert_string_equal(path, "/tmp/d");
+	e->flags &= ~PGT_EXEC_CWD_DELETED;
+	e->cwd_len = e->exe_len = 0;
+	e->hdr.size = PGT_EXEC_SIZE(11);
 	/* An argument vector cut by the BPF side: its last argument has no NUL. */
 	e->args_len = 8;
 	e->flags |= PGT_EXEC_ARGS_CUT;
