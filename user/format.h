@@ -66,6 +66,9 @@ struct lost_info {
 	__u64 by_type[PGT_TYPE_MAX];	/* failed reserves per record type */
 	__u64 total;			/* events known to be missing */
 	__u64 from_ns, to_ns;		/* boot-time window of the loss */
+	/* Or records one output could not take (its queue was full): */
+	const char *output;		/* its name (-o's path, "output"); NULL: the kernel's loss */
+	__u64 first_seq, last_seq;	/* the seqs it missed, first and last */
 };
 
 /* Wall-clock seconds and nanoseconds of a boot-time stamp, clamped to years 1970..9999. */

@@ -501,6 +501,11 @@ void json__lost(struct sbuf *sb, const struct fmt_ctx *fc, const struct lost_inf
 			jsonw_uint_field(&w, decode__type_name(t), li->by_type[t]);
 	jsonw_end_object(&w);
 	jsonw_plain_field(&w, "from", from);
+	if (li->output) {
+		jsonw_untrusted(&w, "output", li->output, strlen(li->output) + 1);
+		jsonw_uint_field(&w, "first_seq", li->first_seq);
+		jsonw_uint_field(&w, "last_seq", li->last_seq);
+	}
 	jsonw_end_object(&w);
 	json_end(&w, fc);
 }

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <argp.h>
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "opts.h"
 #include "syslog.h"
 
@@ -67,13 +70,17 @@ enum {
 	OPT_SYSLOG_QUEUE,
 	OPT_COLOR,
 	OPT_KTHREADS,
+	OPT_OUTPUT_QUEUE,
 };
 
 static const struct argp_option options[] = {
 	{ "json", 'j', NULL, 0, "JSON Lines output (schema 3, docs/events.md)", 0 },
 	{ "ecs", OPT_ECS, NULL, 0,
 	  "JSON Lines as Elastic Common Schema documents, the record under \"pgrptrace\"", 0 },
-	{ "output", 'o', "FILE", 0, "Append output to FILE (created 0600)", 0 },
+	{ "output", 'o', "FILE", 0, "Append output to FILE (created 0600; a FIFO too)", 0 },
+	{ "output-queue", OPT_OUTPUT_QUEUE, "BYTES", 0,
+	  "What standard output or -o holds while it is not taking records (K and M "
+	  "suffixes; default 8M)", 0 },
 	{ "journal", OPT_JOURNAL, NULL, 0,
 	  "Each record as a journal entry (without -o, not on standard output)", 0 },
 	{ "syslog", OPT_SYSLOG, "TARGET", OPTION_ARG_OPTIONAL,
@@ -114,7 +121,8 @@ static const struct argp_option options[] = {
 	{ "session", OPT_SESSION, "SID", 0, "Only this session", 1 },
 	{ "comm", OPT_COMM, "NAME", 0, "Only processes with this name (comm)", 1 },
 	{ "event", OPT_EVENT, "KINDS", 0,
-	  "Only these kinds of record, comma-separated (fork,exec,escape,...); "
+	  "Only these kinds of record, comma-separated (fork,exec,escape,...), or "
+	  "repeated; "
 	  "lost records always pass; without signal, tty_release and escape, signals "
 	  "are not traced", 1 },
 	{ NULL, 0, NULL, 0, "Trees:", 2 },
@@ -171,6 +179,23 @@ static __u32 parse_size(struct argp_state *state, const char *arg)
 	return (__u32)v;
 }
 
+/* An output's queue: 64K to 1024M, with K and M suffixes. */
+static size_t parse_queue(struct argp_state *state, const char *what, const char *arg)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(arg, &end, 10);
+	if (!errno && end != arg && (*end == 'k' || *end == 'K'))
+		v <<= 10, end++;
+	else if (!errno && end != arg && (*end == 'm' || *end == 'M'))
+		v <<= 20, end++;
+	if (errno || end == arg || *end || v < 65536 || v > (1ULL << 30))
+		argp_error(state, "bad %s '%s': want 64K to 1024M", what, arg);
+	return (size_t)v;
+}
+
 static __u64 parse_secs(struct argp_state *state, const char *what, const char *arg)
 {
 	double v;
@@ -184,11 +209,61 @@ static __u64 parse_secs(struct argp_state *state, const char *what, const char *
 	return (__u64)(v * 1000.0 + 0.5) ?: 1;
 }
 
+/*
+ * An option that takes one value may be given once: a second would silently
+ * win over the first. --event's kinds add up, as one list.
+ */
+static int seen[64];
+static unsigned int nseen;
+
+static void once(struct argp_state *state, int key)
+{
+	const struct argp_option *opt;
+	unsigned int i;
+
+	for (opt = options; opt->name || opt->doc; opt++)
+		if (opt->key == key && opt->name)
+			break;
+	if (!opt->name || !opt->arg || key == OPT_EVENT)
+		return;
+	for (i = 0; i < nseen; i++)
+		if (seen[i] == key)
+			argp_error(state, "--%s given twice: it takes one value", opt->name);
+	if (nseen < sizeof(seen) / sizeof(seen[0]))
+		seen[nseen++] = key;
+}
+
+/*
+ * What --tty may name: a pty (pts/N), a device number (MAJOR:MINOR), a
+ * terminal driver's name (tty1, ttyS0, ttyUSB0, console), or a character
+ * device in /dev (hvc0). Anything else could never match: refused.
+ */
+static bool tty_form(const char *name)
+{
+	char path[PATH_MAX];
+	unsigned int a, b;
+	struct stat st;
+	int n = 0;
+
+	if (sscanf(name, "pts/%u%n", &a, &n) == 1 && !name[n] && isdigit((unsigned char)name[4]))
+		return true;
+	if (sscanf(name, "%u:%u%n", &a, &b, &n) == 2 && !name[n] && isdigit((unsigned char)*name))
+		return true;
+	if (strchr(name, '/') || strlen(name) >= PGT_TTY_LEN)
+		return false;
+	if (!strncmp(name, "tty", 3) || !strcmp(name, "console"))
+		return true;
+	snprintf(path, sizeof(path), "/dev/%s", name);
+	return !stat(path, &st) && S_ISCHR(st.st_mode);
+}
+
 /* argp's parser: one case per option, each a few lines, as argp programs are written. */
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct opts *o = state->input;
 
+	if ((arg || key == OPT_SYSLOG) && key != ARGP_KEY_ARG)
+		once(state, key);
 	switch (key) {
 	case 'h':
 		argp_state_help(state, stdout, ARGP_HELP_STD_HELP);
@@ -255,8 +330,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_TTY:
 		/* pts/3, or /dev/pts/3 as tty(1) prints it */
 		o->filter.tty = strncmp(arg, "/dev/", 5) ? arg : arg + 5;
-		if (!*o->filter.tty)
-			argp_error(state, "bad --tty '%s': want a name like pts/3", arg);
+		if (!tty_form(o->filter.tty))
+			argp_error(state, "bad --tty '%s': want a terminal: pts/N, a name in /dev "
+					  "(tty1, ttyS0, console) or MAJOR:MINOR", arg);
 		break;
 	case OPT_COMM:
 		/* The kernel keeps 15 bytes: a longer name could never match. */
@@ -267,10 +343,12 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_EVENT: {
 		const char *bad;
+		__u32 kinds;
 
-		if (filter__parse_events(arg, &o->filter.events, &bad))
+		if (filter__parse_events(arg, &kinds, &bad))
 			argp_error(state, "bad --event '%.*s': want some of %s",
 				   (int)strcspn(bad, ","), bad, filter__event_names());
+		o->filter.events |= kinds;	/* repeated: the kinds of all */
 		break;
 	}
 	case OPT_ESCAPES:
@@ -314,21 +392,12 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 					  "such as daemon, auth, authpriv or local0 to local7", arg);
 		o->syslog_facility_set = true;
 		break;
-	case OPT_SYSLOG_QUEUE: {
-		unsigned long long v;
-		char *end;
-
-		errno = 0;
-		v = strtoull(arg, &end, 10);
-		if (!errno && end != arg && (*end == 'k' || *end == 'K'))
-			v <<= 10, end++;
-		else if (!errno && end != arg && (*end == 'm' || *end == 'M'))
-			v <<= 20, end++;
-		if (errno || end == arg || *end || v < 65536 || v > (1ULL << 30))
-			argp_error(state, "bad --syslog-queue '%s': want 64K to 1024M", arg);
-		o->syslog_queue = (size_t)v;
+	case OPT_SYSLOG_QUEUE:
+		o->syslog_queue = parse_queue(state, "--syslog-queue", arg);
 		break;
-	}
+	case OPT_OUTPUT_QUEUE:
+		o->output_queue = parse_queue(state, "--output-queue", arg);
+		break;
 	case OPT_USER: {
 		char err[256];
 
@@ -426,6 +495,7 @@ void opts__parse(int argc, char **argv, struct opts *o)
 	static const struct argp argp = { options, parse_opt, NULL, doc, NULL, NULL, NULL };
 
 	memset(o, 0, sizeof(*o));
+	nseen = 0;
 	o->ringbuf_bytes = DEFAULT_RINGBUF;
 	o->syslog_facility = 3;	/* daemon */
 	o->interval_ms = 1000;

@@ -47,6 +47,7 @@ struct opts {
 	int syslog_facility;		/* --syslog-facility, daemon by default */
 	bool syslog_facility_set;
 	size_t syslog_queue;		/* --syslog-queue, 0 for the default */
+	size_t output_queue;		/* --output-queue, 0 for the default */
 	bool has_user;			/* --user USER */
 	struct privs_user user;		/* who to become once attached */
 };

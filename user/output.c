@@ -1,19 +1,25 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
+#include <limits.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/time.h>
 #include "clock.h"
 #include "ecs.h"
+#include "loss.h"
 #include "output.h"
 
-#define OUT_BATCH	(64 * 1024)	/* flush once this much is pending */
+#define OUT_BATCH	(64 * 1024)	/* write once this much is pending */
+#define OUT_QUEUE	(8U << 20)	/* --output-queue's default */
+#define STALL_SAY_NS	1000000000ULL	/* a stall is said once it lasts this long */
+#define RETRY_NS	250000000ULL	/* a full disk, a FIFO's reader: tried this often */
+#define DRAIN_NS	2000000000ULL	/* at the end: how long the queues may take to go */
 
 /*
  * A formatted line waiting for its turn: lines are written in the order of
@@ -46,23 +52,47 @@ struct written {
 	__u64 key, seq;
 };
 
+/*
+ * What the descriptor of standard output or -o FILE is: how it is written
+ * without ever blocking the tracer.
+ */
+enum fd_kind {
+	FD_FILE,	/* a regular file: write(2) (O_NONBLOCK means nothing to it) */
+	FD_STREAM,	/* a pipe, FIFO or terminal, on a description of our own, O_NONBLOCK */
+	FD_POLLED,	/* one that could not be reopened so: PIPE_BUF at a time, when poll(2) says */
+	FD_SOCKET,	/* send(2) with MSG_DONTWAIT */
+};
+
 /* One place the records go: a file descriptor, or a message sink. */
 struct channel {
 	const char *name;	/* for messages: the -o path, "output", or the sink's */
 	const char *path;
-	int fd;
+	int fd;			/* -1: a FIFO with no reader yet (or any more) */
+	enum fd_kind kind;
+	bool fifo;		/* -o names a FIFO: opened again when a reader comes */
+	bool offline;		/* --replay: nothing is lost while the reader is slow, it waits */
 	bool json;
 	const struct formatter *fmt;	/* json_formatter, ecs_formatter or text_formatter */
 	bool ecs;		/* JSON lines as ECS documents */
 	bool own_fd;
-	int err;		/* first write error, as -errno */
-	bool watch_stall;	/* a pipe or terminal: say if its reader stops */
+	int err;		/* the error that ended it, as -errno */
 	/* A message sink: each record as its JSON and its text line, one send each. */
 	const struct sink_ops *sink;
 	void *sink_ctx;
 	struct fmt_ctx fc;
 	struct fmt_ctx tfc;	/* a message sink's text lines */
-	struct sbuf pending;	/* whole lines not yet written */
+	/*
+	 * The queue: whole lines from @head on are not yet written (a line
+	 * may be partly); at most @qmax bytes wait, records past that are lost.
+	 */
+	struct sbuf pending;
+	size_t head, qmax;
+	int stall;		/* why writing waits: EAGAIN, ENOSPC, EDQUOT, ENXIO (no reader) */
+	int why;		/* the last reason it waited */
+	__u64 busy_since;	/* monotonic ns: since when records have been waiting */
+	__u64 retry_at;		/* a full disk, a FIFO with no reader: next try */
+	bool stall_said;	/* said on stderr, until the queue is empty again */
+	struct loss lost;
 	struct held_line *held;	/* by key, oldest first */
 	size_t nheld, held_cap;
 	struct sbuf held_bytes;	/* the held lines' bytes, formatted in place */
@@ -85,52 +115,48 @@ struct output {
 /* The key of a record made in user space: each channel's newest. */
 #define KEY_LAST	((__u64)-2)
 
-/*
- * A reader that stopped reading (a paused pager, a stuck pipeline), or one
- * too slow for the event rate (a serial console): a flush that has waited a
- * second says so once, from SIGALRM (write(2) is async-signal-safe), since
- * meanwhile the kernel side drops, and counts, what does not fit in the
- * ring buffer. The write itself goes on waiting. The timer cannot tell a
- * stopped reader from a slow one, and the message names both.
- */
-static volatile sig_atomic_t stall_said;
-
-static void on_stall(int sig)
-{
-	static const char msg[] = "pgrptrace: the output is not being read, or too slowly: "
-				  "writing it has waited a second; events that do not fit in "
-				  "the ring buffer meanwhile are counted as lost\n";
-
-	(void)sig;
-	if (!stall_said && write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0)
-		return;
-	stall_said = 1;
-}
-
-static void watch_stalls(struct channel *c)
-{
-	struct sigaction sa = { .sa_handler = on_stall, .sa_flags = SA_RESTART };
-	struct stat st;
-
-	if (fstat(c->fd, &st) || S_ISREG(st.st_mode))
-		return;		/* a file is never "not read" */
-	sigemptyset(&sa.sa_mask);
-	c->watch_stall = sigaction(SIGALRM, &sa, NULL) == 0;
-}
-
-static void stall_timer(bool on)
-{
-	struct itimerval it = { .it_value = { .tv_sec = on ? 1 : 0 } };
-
-	setitimer(ITIMER_REAL, &it, NULL);
-}
-
 static int flush_pending(struct channel *c);
+static void drain(struct channel *c);
 
-/* Append-only and private (0600); never through a symlink. */
-static int open_log(const char *path)
+/*
+ * Append-only and private (0600); never through a symlink; never waiting: a
+ * FIFO with no reader fails with ENXIO (and is opened again later).
+ */
+static int open_log(const struct channel *c)
 {
-	return open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
+	return open(c->path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC |
+			     (c->offline ? 0 : O_NONBLOCK), 0600);
+}
+
+/*
+ * How the channel's descriptor is written without blocking. Standard
+ * output's description is shared (with the shell, with the command), so
+ * O_NONBLOCK is set on one of our own, opened through /proc/self/fd.
+ */
+static void set_kind(struct channel *c)
+{
+	char path[32];
+	struct stat st;
+	int fd;
+
+	c->kind = FD_FILE;
+	if (c->offline || fstat(c->fd, &st) || S_ISREG(st.st_mode))
+		return;		/* a replay's reader is waited for, like any filter's */
+	if (S_ISSOCK(st.st_mode)) {
+		c->kind = FD_SOCKET;
+		return;
+	}
+	c->kind = FD_STREAM;
+	if (c->path)
+		return;		/* opened O_NONBLOCK */
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", c->fd);
+	fd = open(path, O_WRONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0) {
+		c->kind = FD_POLLED;
+		return;
+	}
+	c->fd = fd;
+	c->own_fd = true;
 }
 
 /* The channel of standard output or -o FILE: the first, if there is one. */
@@ -143,7 +169,7 @@ int output__chown(struct output *o, uid_t uid, gid_t gid)
 {
 	struct channel *c = fd_channel(o);
 
-	if (c && c->own_fd && fchown(c->fd, uid, gid))
+	if (c && c->path && c->fd >= 0 && fchown(c->fd, uid, gid))
 		return -errno;
 	return 0;
 }
@@ -153,14 +179,20 @@ int output__reopen(struct output *o)
 	struct channel *c = fd_channel(o);
 	int fd;
 
-	if (!c || !c->own_fd)
+	if (!c || !c->path || c->err)
 		return 0;
 	flush_pending(c);
-	fd = open_log(c->path);
-	if (fd < 0)
+	fd = open_log(c);
+	if (fd < 0 && !(errno == ENXIO && c->fifo))
 		return -errno;
-	close(c->fd);
+	if (c->fd >= 0)
+		close(c->fd);
 	c->fd = fd;
+	if (fd >= 0)
+		set_kind(c);
+	/* What waited for room goes to the new file at once. */
+	c->retry_at = 0;
+	drain(c);
 	return 0;
 }
 
@@ -192,18 +224,31 @@ struct output *output__open(const struct output_cfg *cfg)
 	c->path = cfg->path;
 	c->name = cfg->path ?: "output";
 	c->fd = STDOUT_FILENO;
+	c->qmax = cfg->queue_bytes ?: OUT_QUEUE;
+	c->offline = cfg->offline;
 	if (cfg->path) {
-		c->fd = open_log(cfg->path);
-		if (c->fd < 0) {
+		struct stat st;
+
+		c->fifo = !stat(cfg->path, &st) && S_ISFIFO(st.st_mode) && !c->offline;
+		c->fd = open_log(c);
+		if (c->fd < 0 && !(errno == ENXIO && c->fifo)) {
 			fprintf(stderr, "pgrptrace: cannot open %s: %s\n", cfg->path,
 				strerror(errno));
 			free(o);
 			return NULL;
 		}
 		c->own_fd = true;
+		if (c->fd < 0) {
+			fprintf(stderr, "pgrptrace: %s is a FIFO with no reader yet: records wait "
+					"in its queue (%zu bytes), and are written once one opens "
+					"it\n", cfg->path, c->qmax);
+			c->stall = c->why = ENXIO;
+			c->busy_since = clock_ns(CLOCK_MONOTONIC);
+			c->stall_said = true;
+		}
 	}
-	if (!cfg->offline)	/* a slow reader only slows a replay */
-		watch_stalls(c);
+	if (c->fd >= 0)
+		set_kind(c);
 	/* A file is read days later, and --utc is for comparing with other logs. */
 	c->fc.dated = cfg->path || cfg->utc;
 	/* Colour only for a person: text on a terminal, unless NO_COLOR is set. */
@@ -339,10 +384,28 @@ static void commit_line(struct channel *c, __u64 key, size_t off, size_t json_le
 		}									\
 	} while (0)
 
-/* @len bytes into the next write, which goes out first if it would grow past a batch. */
+/* Bytes of whole lines waiting to be written. */
+static size_t queued(const struct channel *c)
+{
+	return c->pending.len - c->head;
+}
+
+/* A record with no room in the queue: lost, and counted. */
+static void lose(struct channel *c, __u64 seq)
+{
+	if (!c->lost.said) {
+		fprintf(stderr, "pgrptrace: %s: its queue is full (%zu bytes): records are lost "
+				"until it takes them again, and counted\n", c->name, c->qmax);
+		c->lost.said = true;
+	}
+	loss__add(&c->lost, true, seq, clock_ns(CLOCK_BOOTTIME));
+	c->next_seq++;
+}
+
+/* @len bytes into the queue, which is written first if it would grow past a batch. */
 static void pend(struct channel *c, const char *buf, size_t len)
 {
-	if (c->pending.len + len > OUT_BATCH)
+	if (queued(c) + len > OUT_BATCH)
 		flush_pending(c);
 	sbuf__put(&c->pending, buf, len);
 }
@@ -437,10 +500,17 @@ static void emit(struct channel *c, const struct held_line *h)
 	unsigned int n = 0;
 	__u64 seq = c->next_seq;
 
-	if (c->json && !c->sink && c->pending.len + len + 60 > OUT_BATCH) /* 60: three numbers */
+	if (!c->sink && c->offline && queued(c) + len + 60 > c->qmax)
+		flush_pending(c);	/* a replay waits for its reader */
+	if (!c->sink && queued(c) + len + 60 > c->qmax) {	/* 60: three numbers */
+		lose(c, seq);
+		return;
+	}
+	if (!c->sink && c->pending.len - c->head + len + 60 > OUT_BATCH)
 		flush_pending(c);
 	if (!c->json) {
 		pend(c, buf, len);
+		c->next_seq++;		/* the same records as the JSON outputs */
 		return;
 	}
 	if (c->ecs) {
@@ -563,52 +633,179 @@ void output__lost(struct output *o, const struct lost_info *li)
 }
 
 /*
- * A write that stops short (a full disk) would leave half a record at the
- * end of a file: cut the file back to the last whole record.
+ * The queue's bytes before @head that end in the middle of a line: a write
+ * that stopped there (a full disk, a reader gone) is taken back, so that
+ * the line goes whole, later. A regular file is cut back to the last whole
+ * record.
  */
-static void trim_partial(struct channel *c, off_t start, size_t written)
+static void take_back(struct channel *c)
 {
 	const char *nl;
+	size_t keep;
+	struct stat st;
 
-	if (start < 0)
+	if (!c->head || c->pending.buf[c->head - 1] == '\n')
 		return;
-	nl = memrchr(c->pending.buf, '\n', written);
-	if (ftruncate(c->fd, start + (nl ? nl - c->pending.buf + 1 : 0)))
-		return;	/* the error being reported already says what went wrong */
+	nl = memrchr(c->pending.buf, '\n', c->head);
+	keep = nl ? (size_t)(nl - c->pending.buf) + 1 : 0;
+	/* If this fails too, the error being reported already says what went wrong. */
+	if (c->kind == FD_FILE && c->fd >= 0 && !fstat(c->fd, &st) &&
+	    st.st_size >= (off_t)(c->head - keep))
+		(void)!ftruncate(c->fd, st.st_size - (off_t)(c->head - keep));
+	c->head = keep;
+}
+
+/* One non-blocking write of what is queued: bytes written, or -errno. */
+static ssize_t write_some(struct channel *c)
+{
+	const char *buf = c->pending.buf + c->head;
+	size_t len = queued(c);
+	struct pollfd p = { .fd = c->fd, .events = POLLOUT };
+	ssize_t n;
+
+	switch (c->kind) {
+	case FD_SOCKET:
+		n = send(c->fd, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+		break;
+	case FD_POLLED:
+		/* Ready means room for PIPE_BUF bytes: no more, or the write may wait. */
+		if (poll(&p, 1, 0) <= 0 || !(p.revents & (POLLOUT | POLLERR | POLLHUP)))
+			return -EAGAIN;
+		n = write(c->fd, buf, len < PIPE_BUF ? len : PIPE_BUF);
+		break;
+	default:
+		n = write(c->fd, buf, len);
+	}
+	return n < 0 ? -errno : n;
+}
+
+/*
+ * What is queued, written as far as the descriptor takes it now. It never
+ * waits: a reader that does not read, a full disk or a FIFO with no reader
+ * leaves the records queued, tried again on the next call; EPIPE on
+ * standard output (| head) and any other error end the channel.
+ */
+static void drain(struct channel *c)
+{
+	__u64 now = clock_ns(CLOCK_MONOTONIC);
+	ssize_t n;
+
+	if (c->err || c->sink)
+		return;
+	while (queued(c)) {
+		if (c->fd < 0 || ((c->stall == ENOSPC || c->stall == EDQUOT) && now < c->retry_at)) {
+			if (c->fd < 0 && now >= c->retry_at) {
+				c->fd = open_log(c);	/* a FIFO's reader came? */
+				c->retry_at = now + RETRY_NS;
+				if (c->fd >= 0) {
+					set_kind(c);
+					continue;
+				}
+				if (errno != ENXIO) {
+					c->err = -errno;
+					break;
+				}
+			}
+			break;
+		}
+		n = write_some(c);
+		if (n > 0) {
+			c->head += (size_t)n;
+			c->stall = 0;
+			continue;
+		}
+		if (n == -EINTR)
+			continue;
+		if (c->offline && n == -EAGAIN) {
+			struct pollfd p = { .fd = c->fd, .events = POLLOUT };
+
+			poll(&p, 1, -1);	/* O_NONBLOCK set by someone else */
+			continue;
+		}
+		if (!c->offline && (n == -EAGAIN || n == -ENOSPC || n == -EDQUOT ||
+				    (n == -EPIPE && c->fifo))) {
+			/* A reader that is slow has the line's start: the rest follows. */
+			if (n != -EAGAIN)
+				take_back(c);
+			if (n == -EPIPE) {	/* the FIFO's reader went: wait for another */
+				close(c->fd);
+				c->fd = -1;
+				n = -ENXIO;
+			}
+			c->stall = c->why = (int)-n;
+			c->retry_at = now + RETRY_NS;
+			break;
+		}
+		take_back(c);
+		c->err = n ?: -EIO;	/* 0 bytes for a write of some: nothing will take them */
+		break;
+	}
+	if (!queued(c)) {
+		sbuf__reset(&c->pending);
+		c->head = 0;
+		if (c->stall_said && c->fd >= 0)
+			fprintf(stderr, "pgrptrace: %s: written again\n", c->name);
+		c->stall = c->why = 0;
+		c->busy_since = 0;
+		c->stall_said = false;
+		return;
+	}
+	if (!c->busy_since)
+		c->busy_since = now;
+	if (c->head > c->pending.len / 2) {
+		/* The written part goes, up to the line being written. */
+		const char *nl = memrchr(c->pending.buf, '\n', c->head);
+		size_t cut = nl ? (size_t)(nl - c->pending.buf) + 1 : 0;
+
+		memmove(c->pending.buf, c->pending.buf + cut, c->pending.len - cut);
+		c->pending.len -= cut;
+		c->head -= cut;
+	}
+	/* Records that have waited a second: said, once until they are all written. */
+	if (!c->stall_said && c->why && now - c->busy_since >= STALL_SAY_NS) {
+		c->stall_said = true;
+		fprintf(stderr, "pgrptrace: %s: %s: records wait in its queue (%zu bytes), then "
+				"are counted as lost\n", c->name,
+			c->why == EAGAIN ? "it is not being read, or too slowly"
+			: c->why == ENXIO ? "a FIFO with no reader"
+					  : strerror(c->why), c->qmax);
+	}
 }
 
 static int flush_pending(struct channel *c)
 {
-	bool watch = c->watch_stall && !stall_said && c->pending.len;
-	size_t off = 0;
-	off_t start = -1;
-	struct stat st;
-	ssize_t n;
-
 	if (c->err)
 		return c->err;
 	if (c->sink)
 		return c->sink->flush ? (c->err = c->sink->flush(c->sink_ctx)) : 0;
-	if (c->own_fd && c->pending.len && !fstat(c->fd, &st) && S_ISREG(st.st_mode))
-		start = st.st_size;
-	if (watch)
-		stall_timer(true);
-	while (off < c->pending.len) {
-		n = write(c->fd, c->pending.buf + off, c->pending.len - off);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			c->err = -errno;
-			if (off)
-				trim_partial(c, start, off);
-			break;
-		}
-		off += (size_t)n;
-	}
-	if (watch)
-		stall_timer(false);
-	sbuf__reset(&c->pending);
+	drain(c);
 	return c->err;
+}
+
+/*
+ * Records an output lost, told once it takes records again (its queue has
+ * gone down to half), or at the end: a lost record, which every output
+ * gets, as it gets every record.
+ */
+static void tell_losses(struct output *o, bool at_end)
+{
+	struct channel *c;
+
+	FOR_EACH_CHANNEL(o, c) {
+		struct lost_info li = {};
+
+		if (c->sink || c->err || !c->lost.n || (!at_end && queued(c) > c->qmax / 2))
+			continue;
+		li.total = c->lost.n;
+		li.from_ns = c->lost.from_ns;
+		li.to_ns = clock_ns(CLOCK_BOOTTIME);
+		li.output = c->name;
+		li.first_seq = c->lost.first;
+		li.last_seq = c->lost.last;
+		loss__told(&c->lost);
+		c->lost.said = false;	/* a new overflow is said again */
+		FORMAT_ALL(o, KEY_LAST, LINE_LATE, lost, &li);
+	}
 }
 
 /* A channel that fails says so once, and the others go on. */
@@ -624,6 +821,7 @@ int output__flush(struct output *o)
 	struct channel *c;
 	int before, err = 0, alive = 0;
 
+	tell_losses(o, false);
 	FOR_EACH_CHANNEL(o, c) {
 		before = c->err;
 		release(c, c->hold_from);
@@ -646,6 +844,8 @@ void output__raw(struct output *o, const struct sbuf *sb)
 	if (!c || c->err || !sb->len)
 		return;
 	release(c, (__u64)-1);
+	if (queued(c) + sb->len > c->qmax)
+		return;		/* a tree while the reader is away: the next replaces it */
 	pend(c, sb->buf, sb->len);
 }
 
@@ -666,19 +866,75 @@ int output__sink_error(const struct output *o)
 	return 0;
 }
 
-void output__close(struct output *o)
+/*
+ * The end: the stream outputs get DRAIN_NS in all to take what is queued
+ * (waiting in poll(2), or for a FIFO's reader or disk space); what is left
+ * then is lost, counted and said.
+ */
+static void drain_all(struct output *o)
 {
+	__u64 until = clock_ns(CLOCK_MONOTONIC) + DRAIN_NS, now;
+	struct channel *c;
+	bool left;
+
+	for (;;) {
+		left = false;
+		FOR_EACH_CHANNEL(o, c) {
+			if (c->sink || c->err)
+				continue;
+			c->retry_at = 0;
+			drain(c);
+			left |= queued(c) && !c->err;
+		}
+		now = clock_ns(CLOCK_MONOTONIC);
+		if (!left || now >= until)
+			break;
+		c = fd_channel(o);
+		if (c && c->fd >= 0 && c->stall == EAGAIN) {
+			struct pollfd p = { .fd = c->fd, .events = POLLOUT };
+
+			poll(&p, 1, (int)((until - now) / 1000000) + 1);
+		} else {
+			usleep(20000);
+		}
+	}
+	FOR_EACH_CHANNEL(o, c) {
+		const char *p, *end;
+
+		if (c->sink || c->err || !queued(c))
+			continue;	/* one that failed (| head) has said so, or ends quietly */
+		/* Each whole line left: a record lost (seqs are not kept per line). */
+		for (p = c->pending.buf + c->head, end = c->pending.buf + c->pending.len;
+		     (p = memchr(p, '\n', end - p)); p++)
+			loss__add(&c->lost, false, 0, 0);
+		sbuf__reset(&c->pending);
+		c->head = 0;
+		c->stall_said = false;	/* not written again: given up */
+	}
+}
+
+unsigned long long output__close(struct output *o)
+{
+	unsigned long long lost = 0;
 	struct channel *c;
 	int before;
 
 	if (!o)
-		return;
+		return 0;
+	/* Losses not yet told: every output gets the record, if it has room. */
+	tell_losses(o, true);
+	FOR_EACH_CHANNEL(o, c)
+		release(c, (__u64)-1);
+	drain_all(o);
 	FOR_EACH_CHANNEL(o, c) {
 		before = c->err;
-		release(c, (__u64)-1);
 		flush_pending(c);
 		said_failure(c, before);
-		if (c->own_fd)
+		if (!c->sink && c->lost.total)
+			fprintf(stderr, "pgrptrace: %s: %llu records lost (not taken while its queue "
+					"was full, or by the end)\n", c->name, c->lost.total);
+		lost += c->lost.total;
+		if (c->own_fd && c->fd >= 0)
 			close(c->fd);
 		if (c->sink && c->sink->close)
 			c->sink->close(c->sink_ctx);
@@ -689,4 +945,5 @@ void output__close(struct output *o)
 		free(c->written);
 	}
 	free(o);
+	return lost;
 }

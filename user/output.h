@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * The outputs: standard output or -o FILE, where records are formatted into
- * whole lines and written in batches, one write(2) per batch, never
- * splitting a line across writes; and message sinks (the journal, syslog),
- * which get each record alone. Every output gets every record, in the same
- * order with the same seq; one that fails says so and the others go on.
+ * whole lines, queued, and written in batches without ever blocking: a
+ * reader that stalls, a full disk or a FIFO with no reader leaves them
+ * queued, up to a bound, then lost and counted; and message sinks (the
+ * journal, syslog), which get each record alone. Every output gets every
+ * record, in the same order with the same seq; one that fails says so and
+ * the others go on.
  */
 #ifndef __OUTPUT_H
 #define __OUTPUT_H
@@ -24,6 +26,7 @@ struct output_cfg {
 	const char *path;	/* NULL: stdout */
 	bool no_stream;		/* neither stdout nor a file: message sinks only */
 	int color;		/* --color: 0 auto (a terminal, no NO_COLOR), 1 always, 2 never */
+	size_t queue_bytes;	/* --output-queue: what stdout or -o holds (0: 8M) */
 };
 
 /* Returns NULL and prints why on failure. */
@@ -71,6 +74,8 @@ int output__error(const struct output *o);
 /* The first error of a message sink, 0 if none. */
 int output__sink_error(const struct output *o);
 
-void output__close(struct output *o);
+
+/* The end: what is queued gets a bounded time to go. Returns the records lost. */
+unsigned long long output__close(struct output *o);
 
 #endif /* __OUTPUT_H */

@@ -13,6 +13,7 @@
 #include <sys/un.h>
 #include <jansson.h>
 #include "clock.h"
+#include "loss.h"
 #include "sbuf.h"
 #include "syslog.h"
 
@@ -53,9 +54,8 @@ struct syslog {
 	int down_err;
 	__u64 next_try_ns;
 	unsigned int backoff_ms;
-	unsigned long long lost, lost_first, lost_last;	/* not yet reported to the collector */
-	unsigned long long lost_total, sent;
-	bool full_said;
+	struct loss lost;	/* records the collector never got */
+	unsigned long long sent;
 	struct sbuf msg;		/* the message being built */
 };
 
@@ -377,7 +377,7 @@ static void conn_up(struct syslog *sl)
 		fprintf(stderr, "pgrptrace: syslog: %s: connected again; %zu records held "
 				"follow\n", sl->target, sl->n);
 	sl->down = false;
-	sl->full_said = false;
+	sl->lost.said = false;
 }
 
 static int try_connect(struct syslog *sl)
@@ -431,15 +431,10 @@ static void pop(struct syslog *sl, bool sent)
 {
 	struct slmsg *m = qat(sl, 0);
 
-	if (sent) {
+	if (sent)
 		sl->sent++;
-	} else if (m->has_seq) {
-		if (!sl->lost)
-			sl->lost_first = m->seq;
-		sl->lost_last = m->seq;
-		sl->lost++;
-		sl->lost_total++;
-	}
+	else if (m->has_seq)
+		loss__add(&sl->lost, true, m->seq, clock_ns(CLOCK_BOOTTIME));
 	sl->qbytes -= m->len;
 	free(m->buf);
 	sl->head = (sl->head + 1) % sl->qcap;
@@ -591,34 +586,28 @@ static int push_lost(struct syslog *sl)
 
 	put_header(&sb, sl->facility, "lost", NULL, sl->host, sl->procid);
 	sbuf__printf(&sb, " [pgrptrace@" SYSLOG_PEN
-			  " event=\"lost\" sink=\"syslog\" records=\"%llu\"", sl->lost);
-	if (sl->lost_first || sl->lost_last)
-		sbuf__printf(&sb, " first_seq=\"%llu\" last_seq=\"%llu\"", sl->lost_first,
-			     sl->lost_last);
+			  " event=\"lost\" sink=\"syslog\" records=\"%llu\"", sl->lost.n);
+	if (sl->lost.first || sl->lost.last)
+		sbuf__printf(&sb, " first_seq=\"%llu\" last_seq=\"%llu\"", sl->lost.first,
+			     sl->lost.last);
 	sbuf__printf(&sb, "] %llu records could not be sent to this collector "
-			  "(the queue was full while it was away)", sl->lost);
+			  "(the queue was full while it was away)", sl->lost.n);
 	r = sb.oom ? -ENOMEM : push(sl, &sb, 0, false);
 	sbuf__free(&sb);
 	if (!r)
-		sl->lost = 0;
+		loss__told(&sl->lost);
 	return r;
 }
 
 static void count_lost(struct syslog *sl, unsigned long long seq, bool has_seq)
 {
-	if (!sl->full_said) {
+	if (!sl->lost.said) {
 		fprintf(stderr, "pgrptrace: syslog: %s: the queue is full (%zu bytes); records "
 				"are lost until the collector is back, and counted\n", sl->target,
 			sl->qmax);
-		sl->full_said = true;
+		sl->lost.said = true;
 	}
-	if (has_seq) {
-		if (!sl->lost)
-			sl->lost_first = seq;
-		sl->lost_last = seq;
-	}
-	sl->lost++;
-	sl->lost_total++;
+	loss__add(&sl->lost, has_seq, seq, clock_ns(CLOCK_BOOTTIME));
 }
 
 static int syslog_send(void *ctx, const struct sink_msg *m)
@@ -635,7 +624,7 @@ static int syslog_send(void *ctx, const struct sink_msg *m)
 		return -ENOMEM;
 	need = sl->msg.len + 24;
 	/* What was lost is said first, once there is room for that and this record. */
-	if (sl->lost && sl->qbytes + need + 512 <= sl->qmax && push_lost(sl))
+	if (sl->lost.n && sl->qbytes + need + 512 <= sl->qmax && push_lost(sl))
 		return -ENOMEM;
 	if (sl->qbytes + need > sl->qmax) {
 		count_lost(sl, seq, has_seq);
@@ -659,7 +648,7 @@ static void syslog_close(void *ctx)
 	struct syslog *sl = ctx;
 	__u64 until = clock_ns(CLOCK_MONOTONIC) + DRAIN_MS * 1000000ULL;
 
-	if (sl->lost)
+	if (sl->lost.n)
 		push_lost(sl);
 	while (sl->n && clock_ns(CLOCK_MONOTONIC) < until) {
 		pump(sl);
@@ -681,9 +670,9 @@ static void syslog_close(void *ctx)
 	while (sl->n)
 		pop(sl, false);
 	close_conn(sl);
-	if (sl->lost_total)
+	if (sl->lost.total)
 		fprintf(stderr, "pgrptrace: syslog: %s: %llu records lost, %llu sent\n",
-			sl->target, sl->lost_total, sl->sent);
+			sl->target, sl->lost.total, sl->sent);
 }
 
 const struct sink_ops syslog_sink = {
@@ -695,7 +684,7 @@ const struct sink_ops syslog_sink = {
 
 unsigned long long syslog__lost(const struct syslog *sl)
 {
-	return sl ? sl->lost_total : 0;
+	return sl ? sl->lost.total : 0;
 }
 
 void syslog__free(struct syslog *sl)

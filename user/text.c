@@ -251,6 +251,14 @@ void text__lost(struct sbuf *sb, const struct fmt_ctx *fc, const struct lost_inf
 	unsigned int t;
 
 	text_time(sb, fc, li->to_ns);
+	if (li->output) {
+		sbuf__printf(sb, "%-11s %-7s %-7s %-7s %-7s %-8s %-16s %llu records not written to ",
+			     "lost", "-", "-", "-", "-", "-", "-", (unsigned long long)li->total);
+		sbuf__put_text(sb, li->output, strlen(li->output) + 1);
+		sbuf__printf(sb, " (its queue was full), seq %llu to %llu\n",
+			     (unsigned long long)li->first_seq, (unsigned long long)li->last_seq);
+		return;
+	}
 	sbuf__printf(sb, "%-11s %-7s %-7s %-7s %-7s %-8s %-16s lost %llu events", "lost", "-", "-",
 		     "-", "-", "-", "-", (unsigned long long)li->total);
 	for (t = 1; t < PGT_TYPE_MAX; t++) {

@@ -840,9 +840,8 @@ static int session_close(struct tracer *s, int ret)
 	ring_buffer__free(s->rb);
 	if (s->loader.skel)
 		loader__stop(&s->loader);
-	output__close(s->out);
-	/* Records the collector never got (counted as the queue drained at close). */
-	if (syslog__lost(s->syslog))
+	/* Records an output or the collector never got (counted as the queues drained). */
+	if (output__close(s->out) || syslog__lost(s->syslog))
 		ret = ret ?: 1;
 	free(s->journal);
 	syslog__free(s->syslog);
@@ -916,6 +915,7 @@ int trace__run(const struct opts *o)
 		/* A service's standard output goes to the journal (and syslog) too: not twice. */
 		.no_stream = ((o->journal || o->syslog) && !o->output) || full_screen,
 		.color = o->color,
+		.queue_bytes = o->output_queue,
 	};
 	struct loader_cfg lcfg = {
 		.self_tgid = (__u32)getpid(),

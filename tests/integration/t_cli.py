@@ -226,7 +226,9 @@ t.ok(any(p["uid"] != NOBODY for e in base.events for p in procs(e)) and
 cases = [
     (["--uid", str(NOBODY)], lambda e: any(p["uid"] == NOBODY for p in procs(e)), "--uid"),
     (["--comm", "setsid"], lambda e: any(p["comm"] == "setsid" for p in procs(e)), "--comm"),
-    (["--event", "exec,exit"], lambda e: e["event"] in ("exec", "exit", "lost"), "--event"),
+    # Repeated, the kinds add up (the comma form is below).
+    (["--event", "exec", "--event", "exit"], lambda e: e["event"] in ("exec", "exit", "lost"),
+     "--event twice"),
     (["--uid", str(NOBODY), "--event", "exec"],
      lambda e: e["event"] in ("exec", "lost") and any(p["uid"] == NOBODY for p in procs(e)),
      "--uid with --event"),

@@ -32,6 +32,12 @@ expect(["-d", "-1"], 2, "bad duration '-1'", "negative duration")
 expect(["-d", "1x"], 2, "bad duration '1x'", "bad duration")
 expect(["--ringbuf-size", "1000"], 2, "power of two", "ring buffer not a power of two")
 expect(["-a"], 2, "-a needs a command", "-a without a command")
+# A filter that names nothing a tty could be, or given twice, is refused (issue 30).
+expect(["--tty=foo", "-d", "1"], 2, "bad --tty 'foo': want a terminal", "--tty foo")
+expect(["--tty=pts/x", "-d", "1"], 2, "bad --tty 'pts/x'", "--tty pts/x")
+expect(["--uid", "0", "--uid", "1", "-d", "1"], 2, "--uid given twice", "--uid twice")
+expect(["-o", "/dev/null", "-o", "/dev/null", "-d", "1"], 2, "--output given twice", "-o twice")
+expect(["--output-queue", "1k", "-d", "1"], 2, "bad --output-queue '1k'", "--output-queue 1k")
 expect(["--btf", "/nonexistent/btf", "-d", "1"], 1, "cannot read BTF /nonexistent/btf",
        "no BTF")
 expect(["-p", "999999999", "-d", "1"], 1, "cannot trace pid 999999999: no such process",

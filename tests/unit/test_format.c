@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <cmocka.h>
 #include <jansson.h>
 #include "format.h"
@@ -743,6 +744,82 @@ static void test_output_in_kernel_order(void **state)
 	assert_int_equal(got[3][0], 3);
 }
 
+/*
+ * A FIFO nobody reads: writing never blocks; records wait in the queue
+ * (64K), then are lost and counted; once it is read, every record written
+ * is whole, and a lost record names the seqs missing.
+ */
+static void test_output_queue_on_stalled_fifo(void **state)
+{
+	char dir[] = "/tmp/pgt-fifo-XXXXXX", path[64], *buf, *p, *nl;
+	struct output_cfg cfg = { .json = true, .queue_bytes = 65536 };
+	struct pgt_exit x = exit_rec(1);
+	struct pgt_event ev = { .hdr = &x.hdr, .exit = &x };
+	struct output *o;
+	size_t len = 0, cap = 8 << 20, lines = 0;
+	long long first = -1, last = -1, seq, prev = -1, gap = 0;
+	unsigned long long lost;
+	int rd, i;
+	ssize_t n;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/f", dir);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	rd = open(path, O_RDONLY | O_NONBLOCK);
+	assert_true(rd >= 0);
+	cfg.path = path;
+	o = output__open(&cfg);
+	assert_non_null(o);
+	/* Far more than the pipe (64K) and the queue (64K) hold: this returns. */
+	for (i = 0; i < 2000; i++) {
+		x.hdr.seq = (__u64)i + 1;
+		output__event(o, &ev);
+		assert_int_equal(output__flush(o), 0);
+	}
+	/* Read again: the queue goes, and the loss is told. */
+	buf = malloc(cap);
+	assert_non_null(buf);
+	for (i = 0; i < 200 && !memmem(buf, len, "\"output\":", 9); i++) {
+		assert_int_equal(output__flush(o), 0);
+		while ((n = read(rd, buf + len, cap - len)) > 0)
+			len += (size_t)n;
+		usleep(10000);
+	}
+	lost = output__close(o);
+	while ((n = read(rd, buf + len, cap - len)) > 0)
+		len += (size_t)n;
+	close(rd);
+	unlink(path);
+	rmdir(dir);
+	assert_true(lost > 1000);
+	assert_true(len > 0 && buf[len - 1] == '\n');
+	for (p = buf; (nl = memchr(p, '\n', buf + len - p)); p = nl + 1) {
+		json_t *j = json_loadb(p, (size_t)(nl - p), 0, NULL), *l;
+
+		assert_non_null(j);	/* a whole record */
+		seq = json_integer_value(json_object_get(j, "seq"));
+		l = json_object_get(j, "lost");
+		if (l) {
+			assert_string_equal(json_string_value(json_object_get(l, "output")), path);
+			first = json_integer_value(json_object_get(l, "first_seq"));
+			last = json_integer_value(json_object_get(l, "last_seq"));
+			assert_int_equal(json_integer_value(json_object_get(l, "total")),
+					 last - first + 1);
+		}
+		if (seq != prev + 1)
+			gap += seq - prev - 1;
+		prev = seq;
+		lines++;
+		json_decref(j);
+	}
+	assert_true(first > 0 && last >= first);
+	assert_int_equal(gap, last - first + 1);	/* the gap is the one told */
+	assert_int_equal((unsigned long long)gap, lost);
+	assert_true(lines > 20);
+	free(buf);
+	(void)state;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -757,6 +834,7 @@ int main(void)
 		cmocka_unit_test(test_ecs_documents),
 		cmocka_unit_test(test_json_login),
 		cmocka_unit_test(test_output_in_kernel_order),
+		cmocka_unit_test(test_output_queue_on_stalled_fifo),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
