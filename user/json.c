@@ -655,7 +655,7 @@ void json__correction(struct sbuf *sb, const struct fmt_ctx *fc, const struct mo
 	if (p && n->kind != NOTE_RESYNC_REMOVED)
 		json_proc_image(&w, fc, "process", &p->ctx, &(struct proc_view){
 		.image = p->lineage ? p->lineage->image : NULL, .entry = p->entry,
-		.known = true, .entry_inferred = p->entry_inferred });
+		.known = true, .entry_inferred = p->entry_inferred, .cg = p->cg });
 	else
 		jsonw_null_field(&w, "process");
 	jsonw_uint_field(&w, "pid", n->pid);

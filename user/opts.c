@@ -322,6 +322,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case 'i':
 		o->interval_ms = parse_secs(state, "interval", arg);
+		o->interval_set = true;
 		break;
 	case OPT_SESSION:
 		o->filter.has_session = true;

@@ -744,6 +744,42 @@ static void test_output_in_kernel_order(void **state)
 	assert_int_equal(got[3][0], 3);
 }
 
+/* A correction's process carries its cgroup and container, as every process object does. */
+static void test_json_correction_cgroup(void **state)
+{
+	static const char path[] = "/system.slice/docker-0123456789abcdef0123456789abcdef"
+				   "0123456789abcdef0123456789abcdef.scope";
+	struct fmt_ctx c = fc;
+	struct model *m = model__new();
+	struct pgt_snap r = {};
+	struct model_note n = { .kind = NOTE_RESYNC_CHANGED, .pid = 200 };
+	struct pcgroup *cg = pcgroup__new(path, sizeof(path), 42, NULL, 0);
+	struct mproc *p;
+	struct sbuf sb = {};
+	json_t *j, *pr;
+
+	assert_non_null(m);
+	assert_non_null(cg);
+	r.proc = ctx(200, 1, 200, 200, 30, "app");
+	model_rec(m, &r, PGT_SNAP, sizeof(r), 1);
+	model__snapshot_done(m);
+	p = model__find(m, 200);
+	assert_non_null(p);
+	model__set_cgroup(p, cg);
+	pcgroup__put(cg);
+	c.model = m;
+	json__correction(&sb, &c, &n, p, 1000);
+	j = parse_line(&sb);
+	pr = json_object_get(j, "process");
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(pr, "cgroup"), "id")),
+			 42);
+	assert_true(json_is_object(json_object_get(pr, "container")));
+	json_decref(j);
+	sbuf__free(&sb);
+	model__free(m);
+	(void)state;
+}
+
 /*
  * A FIFO nobody reads: writing never blocks; records wait in the queue
  * (64K), then are lost and counted; once it is read, every record written
@@ -835,6 +871,7 @@ int main(void)
 		cmocka_unit_test(test_json_login),
 		cmocka_unit_test(test_output_in_kernel_order),
 		cmocka_unit_test(test_output_queue_on_stalled_fifo),
+		cmocka_unit_test(test_json_correction_cgroup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
