@@ -35,9 +35,10 @@ static const char doc[] =
 	"                                 # run a command, trace it and its\n"
 	"                                 # descendants, exit with its status\n"
 	"\n"
-	"Exit status: 0 on success (in command mode, the command's status, or 128+N\n"
-	"if signal N killed it), 1 on a failure, 2 on a usage error. --check exits 0\n"
-	"if pgrptrace can trace here, 1 if not.\n"
+	"Exit status: 0 on success, 1 on a failure (records lost or left out\n"
+	"included), 2 on a usage error. In command mode, the command's status, or\n"
+	"128+N if signal N killed it; a failure of pgrptrace itself is then 125.\n"
+	"--check exits 0 if pgrptrace can trace here, 1 if not.\n"
 	"\n"
 	"Requires root, or CAP_BPF, CAP_PERFMON and CAP_SYS_ADMIN, and a kernel with\n"
 	"BTF (/sys/kernel/btf/vmlinux).";
@@ -142,7 +143,7 @@ static const struct argp_option options[] = {
 	{ NULL, 0, NULL, 0, "Self-check:", 3 },
 	{ "check", OPT_CHECK, NULL, 0,
 	  "Say what this kernel offers and which hook each event would use; no tracing", 3 },
-	{ "help", 'h', NULL, 0, "Give this help list", -1 },
+	{ NULL, 'h', NULL, OPTION_HIDDEN, NULL, -1 },	/* -h: argp's -?, --help */
 	{},
 };
 
