@@ -502,7 +502,11 @@ static void emit(struct channel *c, const struct held_line *h)
 
 	if (!c->sink && c->offline && queued(c) + len + 60 > c->qmax)
 		flush_pending(c);	/* a replay waits for its reader */
-	if (!c->sink && queued(c) + len + 60 > c->qmax) {	/* 60: three numbers */
+	/*
+	 * No room: lost. Once losing, every record is, until the loss is told:
+	 * a smaller record that would fit must not split the gap in two.
+	 */
+	if (!c->sink && (c->lost.n || queued(c) + len + 60 > c->qmax)) {	/* 60: numbers */
 		lose(c, seq);
 		return;
 	}
