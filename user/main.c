@@ -38,9 +38,12 @@ int main(int argc, char **argv)
 	if (closed < 0)
 		return 1;	/* nowhere to say it */
 	opts__parse(argc, argv, &o);
-	if ((closed & 1 << STDOUT_FILENO) && !o.output) {
-		fprintf(stderr, "pgrptrace: standard output is closed; give -o FILE\n");
-		return 1;
+	/* Records with nowhere to go: refused, as any failure of ours (125 with a command). */
+	if ((closed & 1 << STDOUT_FILENO) && !o.output && !o.record && !o.journal && !o.syslog &&
+	    !o.check) {
+		fprintf(stderr, "pgrptrace: standard output is closed; give -o FILE (or "
+				"--record, --journal, --syslog)\n");
+		return o.cmd ? PGT_EXIT_OWN_FAILURE : 1;
 	}
 	ret = o.check ? check__run(&o) : trace__run(&o);
 	expect__free(&o.expected);

@@ -31,14 +31,23 @@ r = run_tracer(["--json", "--ecs", "-d", "1"])
 t.eq(r.rc, 2, "--json --ecs: a usage error")
 t.ok("exclude each other" in r.err, "--json --ecs: says why", r.err.strip())
 
-# Started with stdout closed: refused before anything is created, not the
-# text written into the recording that took fd 1.
+# Started with stdout closed: with nowhere for the records to go, refused
+# before anything is created (125 with a command: a failure of ours). With
+# --record they have a place: it runs, and fd 1 is held on /dev/null, so the
+# recording (opened later) cannot take it and get the text.
 rec = os.path.join(tmp, "so.rec")
-r = run(["sh", "-c", '"$@" >&-', "sh", PGRPTRACE, "--record", rec, "--", "sh", "-c",
-         "setsid true"])
-t.eq(r.returncode, 1, "stdout closed: exit 1")
+r = run(["sh", "-c", '"$@" >&-', "sh", PGRPTRACE, "--", "sh", "-c", "setsid true; exit 3"])
+t.eq(r.returncode, 125, "stdout closed, a command, nowhere to write: exit 125")
 t.ok("standard output is closed" in r.stderr, "stdout closed: says so", r.stderr.strip())
-t.ok(not os.path.exists(rec), "stdout closed: no recording created")
+r = run(["sh", "-c", '"$@" >&-', "sh", PGRPTRACE, "-d", "1"])
+t.eq(r.returncode, 1, "stdout closed, no command, nowhere to write: exit 1")
+r = run(["sh", "-c", '"$@" >&-', "sh", PGRPTRACE, "--record", rec, "--", "sh", "-c",
+         "setsid true; exit 3"])
+t.ok(r.returncode == 3, "stdout closed, --record: runs, the command's status",
+     (r.returncode, r.stderr.strip()), 3)
+rp = run([PGRPTRACE, "--json", "--replay", rec])
+t.ok(rp.returncode == 0 and '"event":"setsid"' in rp.stdout,
+     "stdout closed, --record: a whole recording, records only", rp.stderr.strip())
 check_nothing_left(t, "stdout closed")
 
 # Closed stdout or stderr with -o: the file gets JSON records and nothing else
