@@ -15,11 +15,15 @@ dest=$cache/$suite
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/lists/partial" "$work/cache/archives/partial" "$work/dl" "$work/etc"
-# The mirror the host's own apt uses, else Debian's.
+# The mirror the host's own apt uses: the machine's configuration, no other.
 mirror=$(sed -n 's/^URIs: *\(http[^ ]*debian\)$/\1/p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -1)
 [ -n "$mirror" ] || mirror=$(awk '$1 == "deb" && $2 ~ /debian\/?$/ { print $2; exit }' \
 	/etc/apt/sources.list 2>/dev/null)
-[ -n "$mirror" ] || mirror=http://deb.debian.org/debian
+[ -n "$mirror" ] || {
+	echo "fetch-kernel: no Debian mirror in this machine's apt sources" \
+		"(/etc/apt/sources.list.d/debian.sources, /etc/apt/sources.list)" >&2
+	exit 1
+}
 echo "deb $mirror $suite main" >"$work/etc/sources.list"
 apt_opts="-o APT::Architecture=amd64 -o APT::Architectures::=amd64
  -o Dir::Etc::SourceList=$work/etc/sources.list -o Dir::Etc::SourceParts=/dev/null

@@ -9,13 +9,16 @@ import io
 import json
 import os
 import re
+import subprocess
 import tarfile
-import urllib.request
+import tempfile
 
 from harness import Tap, run_tracer
 
-# The ECS release --ecs writes (ecs.version 8.11.0), pinned by its integrity.
-PACKAGE = "https://registry.npmjs.org/@elastic/ecs/-/ecs-8.11.5.tgz"
+# The ECS release --ecs writes (ecs.version 8.11.0), pinned by its integrity,
+# fetched by npm as the machine configures it.
+PACKAGE = "@elastic/ecs@8.11.5"
+TARBALL = "ecs-8.11.5.tgz"
 INTEGRITY = ("sha512-S7qkIaRrKHyiU6ww0r5qt8mOh8wK8w3LpNdMb0qxuj6wxQmn6TVpZ9DxxICGVKwaPbQIYuNTm"
              "BPSUocl+VhINw==")
 CACHE = os.environ.get("PGRPTRACE_ECS_CACHE", "/var/cache/pgrptrace-ecs")
@@ -24,13 +27,18 @@ t = Tap()
 
 
 def package():
-    """The package's bytes, from the cache or npm's registry, checked."""
-    path = os.path.join(CACHE, os.path.basename(PACKAGE))
+    """The package's bytes, from the cache or `npm pack`, checked."""
+    path = os.path.join(CACHE, TARBALL)
     if os.path.exists(path):
         data = open(path, "rb").read()
     else:
-        with urllib.request.urlopen(PACKAGE, timeout=60) as f:
-            data = f.read()
+        with tempfile.TemporaryDirectory(prefix="pgt-ecs-") as d:
+            p = subprocess.run(["npm", "pack", "--silent", "--pack-destination", d, PACKAGE],
+                               cwd=d, capture_output=True, text=True, timeout=300)
+            got = [f for f in os.listdir(d) if f.endswith(".tgz")]
+            if p.returncode or len(got) != 1:
+                raise RuntimeError("npm pack %s: %s" % (PACKAGE, p.stderr.strip()[-300:]))
+            data = open(os.path.join(d, got[0]), "rb").read()
     digest = "sha512-" + base64.b64encode(hashlib.sha512(data).digest()).decode()
     if digest != INTEGRITY:
         raise RuntimeError("%s: integrity %s, expected %s" % (PACKAGE, digest, INTEGRITY))
