@@ -88,10 +88,10 @@ check-levels: test-bins
 # Debian's 5.10, 6.1 and 6.12 cloud kernels, each booted under qemu: fetched
 # once into PGRPTRACE_KERNEL_CACHE (/var/cache/pgrptrace-kernels).
 # Each boots twice: --check and fidelity at every level on an initramfs, then
-# the end-to-end suite on a root disk (GUEST_SUITE=0 leaves that out). About
-# 6 to 12 minutes a kernel here (37 in all, seen on a busy machine). Then
-# t_service: the installed unit under systemd in a guest of 6.1 (3 minutes).
-# Its own budget.
+# the end-to-end suite on a root disk (GUEST_SUITE=0 leaves that out). The
+# three run at once (PGT_GUESTS caps them). Then t_service: the installed
+# unit under systemd in a guest of 6.1. make check runs this pass niced,
+# beside the others (tests/run-check). Its own budget.
 check-kernels: PASS_BUDGET = 3300
 check-kernels: test-bins
 	$(Q)$(TEST_ENV) $(call RUN_PASS,kernels) $(KERNEL_TESTS)
