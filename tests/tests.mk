@@ -108,13 +108,15 @@ check:
 test: check
 
 # The inner loop: the unit tests and the plain build's end-to-end tests, on
-# this kernel only (about 7 minutes). CI runs the whole `make check`.
+# this kernel only (about 5 minutes). CI runs the whole `make check`.
 check-quick: deps-test
 	$(Q)$(MAKE) --no-print-directory test-bins
 	$(Q)$(MAKE) --no-print-directory prove-all
 
 # The same with a CPU hog on every vCPU (not run by CI): the tests wait for
-# states, not for time, so they pass on a loaded machine too.
+# states, not for time, so they pass on a loaded machine too. The passes'
+# budgets are doubled there (tests/run-pass), and the kernels pass is not
+# niced (tests/run-check).
 check-loaded:
 	$(Q)tests/cpu-hogs $(MAKE) --no-print-directory check
 
