@@ -21,19 +21,22 @@ STOPPED = "/bin/sh"        # a symlink (to dash here): exe names the file
 def run(case, argv, cwd, exe="/bin/sh", prep=None):
     """Exec @exe with @argv (bytes) in @cwd, stopped by its own SIGSTOP so
     that /proc can be read; then let it end. @prep, in the child after the
-    chdir, may return a file descriptor to exec instead (fexecve)."""
+    chdir, may return another path to exec."""
     pid = os.fork()
     if pid == 0:
         try:
             os.chdir(cwd)
-            fd = prep() if prep else None
-            os.execve(exe if fd is None else fd, argv, os.environ)
+            os.execve((prep() if prep else None) or exe, argv, os.environ)
+        except OSError as e:    # said, beside the stall fact below (no buffer flushed twice)
+            os.write(facts.fileno(), (json.dumps({"what": "exec_error", "case": case,
+                                                  "error": repr(e)}) + "\n").encode())
         finally:
             os._exit(127)
     # The shell stops itself: "kill -STOP $$" is its script (argv[2]).
     _, st = os.waitpid(pid, os.WUNTRACED)
     if not os.WIFSTOPPED(st):
         facts.write(json.dumps({"what": "stall", "case": case, "status": st}) + "\n")
+        facts.flush()
         return
     with open("/proc/%d/cmdline" % pid, "rb") as f:
         cmdline = f.read()
@@ -87,14 +90,17 @@ def copy_into(fd):
         os.write(fd, f.read())
 
 
+# Run through /proc/self/fd/N, the fileless exec's usual path: Debian 11's
+# 5.10 refuses fexecve() (execveat() with AT_EMPTY_PATH) with ENOENT in the
+# guests, whatever the file, and the file run is the same either way.
 def memfd():
-    """A fileless exec: the shell copied into memfd_create("pgt-x"), run by fexecve
-    through a read-only descriptor (a writable one would be ETXTBSY)."""
+    """A fileless exec: the shell copied into memfd_create("pgt-x"), run through
+    a read-only descriptor (a writable one would be ETXTBSY)."""
     rw = os.memfd_create("pgt-x", 0)
     copy_into(rw)
     ro = os.open("/proc/self/fd/%d" % rw, os.O_RDONLY)
     os.close(rw)
-    return ro
+    return "/proc/self/fd/%d" % ro
 
 
 def unlinked():
@@ -105,7 +111,7 @@ def unlinked():
     os.close(rw)
     ro = os.open(path, os.O_RDONLY)
     os.unlink(path)
-    return ro
+    return "/proc/self/fd/%d" % ro
 
 
 def rmcwd():
