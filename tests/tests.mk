@@ -54,13 +54,29 @@ TEST_ENV	= CMOCKA_MESSAGE_OUTPUT=TAP PGRPTRACE=$(CURDIR)/$(BIN) \
 		  ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
 		  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 PGT_SANITIZED=$(SANITIZE)
 
+# Each host pass's records leave the fields they had here, and
+# tests/check-fields reads them against the schema and docs/events.md once
+# the passes are done (make check, make check-quick). Not the kernels pass:
+# its guests' records stay in the guests.
+FIELDS_DIR	:= $(CURDIR)/.output/fields
+
+check-fields:
+	$(Q)tests/check-fields $(FIELDS_DIR)
+
+# The README's examples and screens, run anew and pasted in (root; review
+# the diff). t_readme.py and t_tui.py check that they stay true.
+readme-examples: test-bins
+	$(Q)PGRPTRACE=$(CURDIR)/$(BIN) WORKLOAD=$(CURDIR)/$(WORKLOAD) \
+		python3 tests/integration/readme.py --write
+	$(Q)tests/tui-screens.sh
+
 # The sanitized build: every test again, under ASan and UBSan.
 check-san:
 	$(Q)$(MAKE) --no-print-directory SANITIZE=1 test-bins
 	$(Q)$(MAKE) --no-print-directory SANITIZE=1 prove-all
 
 prove-all:
-	$(Q)$(TEST_ENV) $(call RUN_PASS,$(if $(filter 1,$(SANITIZE)),sanitized,plain)) \
+	$(Q)PGT_FIELDS=$(FIELDS_DIR) $(TEST_ENV) $(call RUN_PASS,$(if $(filter 1,$(SANITIZE)),sanitized,plain)) \
 		$(UNIT_BINS) $(INTEG_TESTS)
 
 # Every hook level that loads here, other than the default (which every
@@ -78,11 +94,11 @@ check-levels: test-bins
 		< $(OUTPUT)/check.json): $${levels:-none}"; \
 	for level in $$levels; do \
 		echo "  LEVEL    $$level"; \
-		PGRPTRACE_HOOKS=$$level FIDELITY_SEEDS=10 $(TEST_ENV) \
+		PGRPTRACE_HOOKS=$$level FIDELITY_SEEDS=10 PGT_FIELDS=$(FIELDS_DIR) $(TEST_ENV) \
 			$(call RUN_PASS,$$level) $(LEVEL_TESTS) || exit 1; \
 	done
 	@echo "  LEVEL    default, with the fallbacks of kernels before 5.17"
-	$(Q)PGRPTRACE_TEST_NO_FEATURES=all FIDELITY_SEEDS=10 $(TEST_ENV) \
+	$(Q)PGRPTRACE_TEST_NO_FEATURES=all FIDELITY_SEEDS=10 PGT_FIELDS=$(FIELDS_DIR) $(TEST_ENV) \
 		$(call RUN_PASS,fallbacks) $(LEVEL_TESTS)
 
 # Debian's 5.10, 6.1 and 6.12 cloud kernels, each booted under qemu: fetched
@@ -111,7 +127,9 @@ test: check
 # this kernel only (about 5 minutes). CI runs the whole `make check`.
 check-quick: deps-test
 	$(Q)$(MAKE) --no-print-directory test-bins
+	$(Q)rm -rf $(FIELDS_DIR)
 	$(Q)$(MAKE) --no-print-directory prove-all
+	$(Q)$(MAKE) --no-print-directory check-fields
 
 # The same with a CPU hog on every vCPU (not run by CI): the tests wait for
 # states, not for time, so they pass on a loaded machine too. The passes'
@@ -141,7 +159,7 @@ $(FUZZ_BIN): tests/fuzz/fuzz_records.c $(FUZZ_SRCS) $(wildcard user/*.h bpf/pgrp
 	$(call msg,FUZZ,$@)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) tests/fuzz/fuzz_records.c $(FUZZ_SRCS) -ljansson -o $@
 
-.PHONY: fuzz fuzz-short prove-all check-levels check-kernels check-loaded check-quick soak
+.PHONY: fuzz fuzz-short check-fields readme-examples prove-all check-levels check-kernels check-loaded check-quick soak
 fuzz: $(FUZZ_BIN)
 	$(Q)mkdir -p $(FUZZ_DIR)/corpus
 	$(FUZZ_BIN) -max_total_time=$(or $(FUZZ_TIME),300) $(FUZZ_DIR)/corpus tests/fuzz/corpus

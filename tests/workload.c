@@ -790,6 +790,9 @@ static int scenario_ctty(void)
 			_exit(0);
 		}
 		setpgid(job, job);
+		/* A group of another session is refused (EPERM). */
+		if (!tcsetpgrp(fd, getpgid(getppid())) || errno != EPERM)
+			_exit(105);
 		if (tcsetpgrp(fd, job))
 			_exit(104);
 		if (write(ready[1], &job, sizeof(job)) != sizeof(job) || read(go[0], &ch, 1) != 1)
@@ -1013,14 +1016,69 @@ static int scenario_into_cgroup(const char *dir)
 	return 0;
 }
 
+/*
+ * A login whose names are all hostile, run in an image of its own (argv[1]
+ * "hostile_login"): exec'd through a symlink named in invalid UTF-8 to a
+ * memfd so named (its executable), it names itself so, starts a session and
+ * takes a pty (an entry leader). Its child leaves the session (an escape
+ * whose lineage and login carry those names) and, with $PGT_HOSTILE_CGROUP,
+ * moves into that cgroup (a cgroup escape, its path in invalid UTF-8).
+ */
+static int scenario_hostile_login(void)
+{
+	const char *cg = getenv("PGT_HOSTILE_CGROUP");
+	int master, slave, fd;
+	char path[4096];
+	pid_t c;
+
+	if (prctl(PR_SET_NAME, "\xff\xfe\x80login", 0, 0, 0) || setsid() < 0)
+		die("setsid");
+	if (openpty(&master, &slave, NULL, NULL, NULL) || ioctl(slave, TIOCSCTTY, 0))
+		die("pty");
+	c = xfork();
+	if (c == 0) {
+		if (setsid() < 0)
+			_exit(101);
+		if (cg) {
+			snprintf(path, sizeof(path), "%s/cgroup.procs", cg);
+			fd = open(path, O_WRONLY);
+			if (fd < 0 || write(fd, "0", 1) != 1)
+				_exit(102);
+		}
+		_exit(0);
+	}
+	fact("{\"what\":\"hostile_login\",\"leader\":%d,\"child\":%d,\"status\":%d}",
+	     getpid(), c, xwait(c));
+	return 0;
+}
+
+/* Copy this program into a memfd named @name; its fd. */
+static int self_memfd(const char *name)
+{
+	char buf[65536];
+	int in, fd = (int)syscall(SYS_memfd_create, name, 0);
+	ssize_t n;
+
+	in = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || in < 0)
+		die("memfd");
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(fd, buf, (size_t)n) != n)
+			die("memfd write");
+	close(in);
+	return fd;
+}
+
 static int scenario_hostile(void)
 {
 	static const char *const names[] = {
 		"new\nline", "\x1b[2J\x1b[H", "q\"uo'te", "back\\slash", "\xff\xfe\x80" "bad",
 		"caf\xc3\xa9", "0123456789abcde", "brack]et",
 	};
+	char link[64], target[64];
 	unsigned int i;
 	pid_t p;
+	int st;
 
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		p = xfork();
@@ -1032,7 +1090,20 @@ static int scenario_hostile(void)
 		xwait(p);
 		fact("{\"what\":\"hostile\",\"pid\":%d,\"index\":%u}", p, i);
 	}
-	return 0;
+	snprintf(link, sizeof(link), "/tmp/pgt-\xff\nlogin-%d", (int)getpid());
+	snprintf(target, sizeof(target), "/proc/self/fd/%d", self_memfd("\xff\xfe"));
+	if (symlink(target, link))
+		die("symlink");
+	p = xfork();
+	if (p == 0) {
+		char *argv[] = { "workload", "hostile_login", NULL };
+
+		execv(link, argv);
+		_exit(103);
+	}
+	st = xwait(p);
+	unlink(link);
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : 1;
 }
 
 int main(int argc, char **argv)
@@ -1088,6 +1159,8 @@ int main(int argc, char **argv)
 		return scenario_orphan();
 	if (argc == 3 && !strcmp(argv[1], "into_cgroup"))
 		return scenario_into_cgroup(argv[2]);
+	if (argc == 2 && !strcmp(argv[1], "hostile_login"))
+		return scenario_hostile_login();
 	if (argc == 2 && !strcmp(argv[1], "hostile"))
 		return scenario_hostile();
 	if (argc == 2 && !strcmp(argv[1], "hang"))

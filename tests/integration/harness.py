@@ -24,6 +24,8 @@ import sys
 import tempfile
 import time
 
+import fields
+
 PR_SET_CHILD_SUBREAPER = 36
 PGRPTRACE = os.environ.get("PGRPTRACE", os.path.abspath("pgrptrace"))
 WORKLOAD = os.environ.get("WORKLOAD", os.path.abspath(".output/tests/workload"))
@@ -87,6 +89,12 @@ _validated = 0
 _schema_errors = []
 _seq_runs = 0
 _seq_errors = []
+# The fields every record had (fields.py), kept for tests/check-fields when
+# PGT_FIELDS names a directory.
+FIELDS_DIR = os.environ.get("PGT_FIELDS")
+_fields_seen = set()
+_fields_unknown = set()
+_kinds_seen = set()
 
 
 def validate(records):
@@ -102,12 +110,15 @@ def validate(records):
     for r in records:
         if isinstance(r, dict) and "@timestamp" in r:
             r = r.get("pgrptrace")        # --ecs: the native record rides along
-        if not isinstance(r, dict) or "schema" not in r:
-            continue
+        if not isinstance(r, dict) or "schema" not in r or "event" not in r:
+            continue        # not a record: the tree document, --check's
         _validated += 1
         errs = list(_validator.iter_errors(r))
         if errs:
             _schema_errors.append((r.get("event"), errs[0].message[:200]))
+        if FIELDS_DIR:
+            _kinds_seen.add(r.get("event"))
+            fields.fields_of(_validator.schema, r, _fields_seen, _fields_unknown)
 
 
 def check_seq(records):
@@ -213,8 +224,20 @@ class Tap:
         if _seq_runs:
             self.eq(_seq_errors[:3], [], "seq: every one of %d runs numbers its records "
                     "0, 1, 2, ... as written" % _seq_runs)
+        if FIELDS_DIR and _kinds_seen:
+            _write_fields()
         print("1..%d" % self.n, flush=True)
         sys.exit(1 if self.failed else 0)
+
+
+def _write_fields():
+    """The fields this file's records had, for tests/check-fields."""
+    os.makedirs(FIELDS_DIR, exist_ok=True)
+    name = "%s-%d.json" % (os.path.basename(sys.argv[0]), os.getpid())
+    with open(os.path.join(FIELDS_DIR, name + ".tmp"), "w") as f:
+        json.dump({"file": os.path.basename(sys.argv[0]), "kinds": sorted(_kinds_seen),
+                   "fields": sorted(_fields_seen), "unknown": sorted(_fields_unknown)}, f)
+    os.rename(os.path.join(FIELDS_DIR, name + ".tmp"), os.path.join(FIELDS_DIR, name))
 
 
 def loaded_progs():
@@ -677,6 +700,17 @@ class Tracer(Proc):
         except subprocess.TimeoutExpired:
             self._hang("still running %ds after signal %d" % (timeout, sig), False)
         rc, out, err = self._end()
+        # Its JSON records against the schema too: up to 2000, spread over
+        # the run (a flood's hundreds of thousands would take minutes).
+        lines = [ln for ln in out.splitlines() if ln.startswith("{")] \
+            if isinstance(out, str) else []
+        recs = []
+        for line in lines[::max(1, len(lines) // 2000)]:
+            try:
+                recs.append(json.loads(line))
+            except ValueError:
+                pass
+        validate(recs)
         start = err.rfind("loaded and attached")
         if start >= 0:
             err = err[err.find("\n", start) + 1:]

@@ -12,6 +12,7 @@ import shutil
 import sys
 import tempfile
 
+import harness
 from harness import PGRPTRACE, Tap, check_nothing_left, run, run_tracer, workload
 
 t = Tap()
@@ -405,8 +406,29 @@ elif t.eq(r.rc, 0, "ssh login, ecs: the login succeeded") and r.fact("login"):
 names = ["new\nline", "\x1b[2J\x1b[H", "q\"uo'te", "back\\slash", b"\xff\xfe\x80bad",
          "caf\u00e9", "0123456789abcde", "brack]et"]
 raw = [n if isinstance(n, bytes) else n.encode() for n in names]
+# And a login whose names are all invalid UTF-8 (workload's hostile_login):
+# its executable (a memfd), the path it was exec'd by, its comm, and the
+# cgroup its child moves into: each comes back exactly from its _hex twin.
+home = harness._cgroup2_home()
+odd_cg = None
+if home:
+    # Not UTF-8 (cgroupfs refuses a newline).
+    odd_cg = os.path.join(os.fsencode(home), b"pgt-\xff\xfeodd-%d" % os.getpid())
+    os.mkdir(odd_cg)
+
+
+def unhex(obj, name):
+    """A string field's bytes: from NAME_hex where the writer gave one."""
+    if not isinstance(obj, dict) or name not in obj:
+        return None
+    return bytes.fromhex(obj[name + "_hex"]) if name + "_hex" in obj else \
+        (obj[name] or "").encode()
+
+
 for mode in (["--json"], ["--escapes", "--json"], [], ["--escapes"]):
-    r = run_tracer(mode + ["--signals=all", "--"] + workload("hostile"))
+    r = run_tracer(mode + ["--signals=all", "--"] + workload("hostile"),
+                   env={"PGT_HOSTILE_CGROUP": os.fsdecode(odd_cg)} if odd_cg else None)
+    t.eq(r.rc, 0, "hostile %s: the workload ran (exit 0)" % " ".join(mode))
     lines = r.out.split("\n")
     t.eq(lines[-1], "", "hostile %s: output ends with a newline" % " ".join(mode))
     ctrl = [l for l in lines if re.search(r"[\x00-\x08\x0b-\x1f\x7f]", l)]
@@ -422,9 +444,38 @@ for mode in (["--json"], ["--escapes", "--json"], [], ["--escapes"]):
         want = {f["pid"]: raw[f["index"]] for f in r.fact("hostile")}
         t.eq({k: got.get(k) for k in want}, want, "hostile %s: names decode to their bytes" %
              " ".join(mode))
+        m = " ".join(mode)
+        hl = (r.fact("hostile_login") or [{}])[0]
+        leader, child = hl.get("leader"), hl.get("child")
+        exe = b"/memfd:\xff\xfe (deleted)"
+        esc = [e for e in r.of("escape", child) if e["kind"] == "setsid"]
+        if t.eq(len(esc), 1, "hostile %s: the odd login's child escapes by setsid" % m):
+            anc = (esc[0]["lineage"] or [{}])[0]
+            ent = esc[0]["origin"]["entry_leader"] or {}
+            # The comm it had once exec'd: the symlink's name, cut to 15 bytes.
+            t.eq([(o.get("pid"), (unhex(o, "comm") or b"")[:11], unhex(o, "executable"))
+                  for o in (anc, ent)], [(leader, b"pgt-\xff\nlogin", exe)] * 2,
+                 "hostile %s: its parent in the lineage and its login, names exact" % m)
+            t.eq(unhex(esc[0]["process"], "executable"), exe,
+                 "hostile %s: its executable, exact" % m)
+        if odd_cg:
+            cg = [e for e in r.of("escape", child) if e["kind"] == "cgroup"]
+            if t.eq(len(cg), 1, "hostile %s: the child's move to the odd cgroup" % m):
+                tail = b"/" + os.path.basename(odd_cg)
+                t.eq((unhex(cg[0], "cgroup")[-len(tail):],
+                      unhex(cg[0]["process"].get("cgroup"), "path")[-len(tail):]), (tail, tail),
+                     "hostile %s: the cgroup's path, exact, in the escape and the process" % m)
+        if "--escapes" not in mode:
+            ex = r.of("exec", leader)
+            t.eq([(unhex(e, "filename")[:len(b"/tmp/pgt-\xff\nlogin-")],
+                   unhex(e, "executable")) for e in ex],
+                 [(b"/tmp/pgt-\xff\nlogin-", exe)],
+                 "hostile %s: the odd login's exec: the symlink's name and the memfd, exact" % m)
     else:
         t.ok(any("new\\x0aline" in l for l in lines) and any("\\x1b[2J" in l for l in lines),
              "hostile %s: control bytes shown escaped" % " ".join(mode))
 
+if odd_cg:
+    os.rmdir(odd_cg)
 check_nothing_left(t, "escapes")
 t.done()

@@ -57,7 +57,7 @@ def check_gap(recs, what, output):
     t.eq([r for r in recs if r is None], [], "%s: every line is a whole record" % what)
     recs = [r for r in recs if r]
     validate(recs)
-    told = [r for r in recs if r["event"] == "lost" and r["lost"].get("output") == output]
+    told = [r for r in recs if r["event"] == "lost" and name_of(r["lost"]) == os.fsencode(output)]
     missing = set()
     for r in told:
         lo, hi = r["lost"]["first_seq"], r["lost"]["last_seq"]
@@ -67,6 +67,13 @@ def check_gap(recs, what, output):
     want = [s for s in range(seqs[-1] + 1) if s not in missing] if seqs else []
     t.eq(seqs, want, "%s: the seqs missing are the ones the lost records name" % what)
     return told
+
+
+def name_of(lost):
+    """The output a lost record names, as bytes (from output_hex if not UTF-8)."""
+    if "output_hex" in lost:
+        return bytes.fromhex(lost["output_hex"])
+    return lost["output"].encode() if "output" in lost else None
 
 
 def lost_said(err):
@@ -81,9 +88,12 @@ os.mkfifo(fifo)
 
 # 1. A FIFO whose reader holds it and reads nothing, then reads again: the
 # records wait, the queue overflows, and once the reader reads, a lost
-# record names the gap.
-rd = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
-tr = Tracer(["--json", "-o", fifo, "--output-queue", "64K"])
+# record names the gap, and the FIFO (its name not UTF-8: exact in
+# output_hex).
+odd = os.path.join(scratch, os.fsdecode(b"fi\xfffo"))
+os.mkfifo(odd)
+rd = os.open(odd, os.O_RDONLY | os.O_NONBLOCK)
+tr = Tracer(["--json", "-o", odd, "--output-queue", "64K"])
 data = bytearray()
 t0 = time.monotonic()
 if tr.ready():
@@ -94,7 +104,8 @@ if tr.ready():
     stalled = wait_until(lambda: b"it is not being read" in tr._err,
                          "the tracer says the FIFO is not being read")
     t.ok(stalled, "stalled FIFO: said on stderr", bytes(tr._err[-400:]))
-    got = read_some(rd, data, lambda b: b'"output":"%s"' % fifo.encode() in b, TIMEOUT)
+    got = read_some(rd, data, lambda b: b'"output_hex":"%s"' % os.fsencode(odd).hex().encode()
+                    in b, TIMEOUT)
     t.ok(got, "stalled FIFO: once read again, the FIFO gets a lost record")
     t0 = time.monotonic()
 # The reader reads on, to the end, while the tracer stops.
@@ -105,7 +116,7 @@ took = time.monotonic() - t0
 reader.join(TIMEOUT + 5)
 os.close(rd)
 t.eq(rc, 1, "stalled FIFO: exit 1 (records were lost)")
-told = check_gap(records(data), "stalled FIFO", fifo)
+told = check_gap(records(data), "stalled FIFO", odd)
 t.ok(told, "stalled FIFO: lost records in the output")
 lost = sum(r["lost"]["total"] for r in told)
 t.ok(lost > 0 and lost_said(err) == lost, "stalled FIFO: stderr counts what the output was told",

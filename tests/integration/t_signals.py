@@ -208,8 +208,10 @@ if t.eq(len(ev), 1, "ctty: the steal releases the victim's session"):
     t.ok(ev[0]["session_wide"], "ctty: from all its members")
 three, job = facts.get("leader_exit", {}).get("pid"), facts.get("leader_exit", {}).get("job")
 ev = [e for e in events if e["event"] == "foreground" and e["process"]["pid"] == three]
-if t.eq(len(ev), 1, "ctty: tcsetpgrp gives a foreground event"):
-    t.eq((ev[0]["old_pgid"], ev[0]["new_pgid"]), (three, job), "ctty: old and new group")
+if t.eq(len(ev), 2, "ctty: two tcsetpgrp calls, two foreground events"):
+    t.eq((ev[0]["old_pgid"], ev[0].get("new_pgid"), ev[0].get("error")), (three, None, "EPERM"),
+         "ctty: a group of another session refused (EPERM), no new_pgid")
+    t.eq((ev[1]["old_pgid"], ev[1].get("new_pgid")), (three, job), "ctty: old and new group")
 ev = tty_ev("tty_release", "session_leader_exit", three)
 if t.eq(len(ev), 1, "ctty: the leader's exit releases the tty"):
     t.ok(ev[0]["session_wide"], "ctty: for the whole session")
