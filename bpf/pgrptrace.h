@@ -75,7 +75,6 @@ enum pgt_reparent_reason {
 /* Indices of the global counters in the "stats" map, besides drops. */
 enum pgt_stat {
 	PGT_STAT_THREADS = 0,	/* threads created (counted, not reported) */
-	PGT_STAT_SEQ_TAKEN,	/* sequence numbers handed out */
 	PGT_STAT_FORK_UNSEEN,	/* classic tracepoint level: a fork whose child was not found */
 	PGT_STAT_NO_STATE,	/* a syscall's per-thread state could not be stored */
 	PGT_STAT_ORPHANS_CUT,	/* an exit with more children than reported */
@@ -130,9 +129,10 @@ struct pgt_fork {
 	struct pgt_hdr hdr;
 	struct pgt_proc proc;	/* the forking process */
 	struct pgt_proc child;	/* the new process */
-	__u64 clone_flags;	/* 0 where the hook cannot see them */
 };
-_Static_assert(sizeof(struct pgt_fork) == 24 + 96 * 2 + 8, "pgt_fork size");
+_Static_assert(sizeof(struct pgt_fork) == 24 + 96 * 2, "pgt_fork size");
+/* Recordings before December 2026 carry 8 more bytes (clone flags, never set). */
+#define PGT_FORK_OLD_SIZE	(sizeof(struct pgt_fork) + 8)
 
 #define PGT_EXEC_FILENAME_CUT	0x1	/* filename longer than PGT_PATH_LEN - 1: cut */
 #define PGT_EXEC_HAS_ARGS	0x2	/* args read (not in recordings before args) */

@@ -254,6 +254,8 @@ int decode__record(const void *data, size_t size, struct pgt_event *ev)
 		return widen_signal(h, ev);
 	if (h->type == PGT_EXEC)
 		return check_exec(h, ev);
+	if (h->type == PGT_FORK && h->size == PGT_FORK_OLD_SIZE)
+		return 0;
 	return h->size == record_size[h->type] ? 0 : -EINVAL;
 }
 

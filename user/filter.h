@@ -21,7 +21,7 @@ struct filter {
 	bool has_session;
 	__u32 session;
 	const char *comm;	/* the whole comm, as the kernel keeps it */
-	__u32 events;		/* a bit per kind (filter__event_bit()); 0: every kind */
+	__u32 events;		/* a bit per kind (filter__parse_events()); 0: every kind */
 	bool hide_expected;	/* --hide-expected: escapes no rule of --expected names */
 };
 

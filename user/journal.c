@@ -26,11 +26,6 @@ struct journal {
 	int first_err;
 };
 
-int journal__priority(const char *event)
-{
-	return sink__severity(event);
-}
-
 static void field_end(struct journal *j)
 {
 	size_t *ends;
@@ -104,7 +99,7 @@ static int journal_send(void *ctx, const struct sink_msg *msg)
 	j->nfields = 0;
 	add(j, "MESSAGE", msg->text, msg->text_len);
 	add(j, "SYSLOG_IDENTIFIER", "pgrptrace", 9);
-	prio[0] = (char)('0' + journal__priority(json_string_value(json_object_get(root, "event"))));
+	prio[0] = (char)('0' + sink__severity(json_string_value(json_object_get(root, "event"))));
 	prio[1] = '\0';
 	add(j, "PRIORITY", prio, 1);
 	add(j, "PGRPTRACE_JSON", msg->json, msg->json_len);

@@ -17,7 +17,5 @@ extern const struct sink_ops journal_sink;
 struct journal *journal__open(void);
 /* Entries that could not be sent, and the first error. */
 unsigned long long journal__failed(const struct journal *j, int *first_err);
-/* The journal's priority for a record of kind @event (docs/journal.md). */
-int journal__priority(const char *event);
 
 #endif /* __JOURNAL_H */

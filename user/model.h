@@ -228,7 +228,10 @@ void model__rehome(struct mproc *p, __u32 pgid);
  */
 void model__set_exec(struct mproc *p, const char *exe, const char *args, size_t len, bool cut);
 
-/* The snapshot's time for @pid, 0 if it was not in the snapshot. */
+/*
+ * Whether @p started at @start_ns: exactly, or to the clock tick where its
+ * start came from /proc (a snapshot without the task iterator).
+ */
 bool model__same_start(const struct mproc *p, __u64 start_ns);
 /* The process @c describes (the same pid and start), or NULL. */
 const struct mproc *model__proc_of(const struct model *m, const struct pgt_proc *c);

@@ -41,7 +41,7 @@ struct pane_line {
 	char *text;
 };
 
-enum { C_FG = 1, C_STOPPED, C_ESCAPE, C_SESSION, C_TITLE, C_SELECT };
+enum { C_FG = 1, C_STOPPED, C_ESCAPE, C_SESSION, C_TITLE };
 
 struct tui {
 	struct tui_cfg cfg;

@@ -64,6 +64,12 @@ static void test_every_type_validates(void **state)
 	}
 	assert_null(decode__type_name(0));
 	assert_null(decode__type_name(PGT_TYPE_MAX));
+	/* A fork of an older recording, with the clone flags it never used. */
+	h->type = PGT_FORK;
+	h->size = sizeof(struct pgt_fork) + 8;
+	assert_int_equal(decode__record(buf, h->size, &ev), 0);
+	h->size = sizeof(struct pgt_fork) + 16;
+	assert_int_equal(decode__record(buf, h->size, &ev), -EINVAL);
 }
 
 /* A signal record carries only the slots it uses; decode widens it. */
