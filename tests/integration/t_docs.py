@@ -144,4 +144,42 @@ t.ok(len(ecs_written) > 20, "ECS: field names read from ecs.c", sorted(ecs_writt
 t.eq(sorted(f for f in ecs_written if not re.search(r"\b%s\b" % f, ecs_md)), [],
      "docs/ecs.md names every ECS field ecs.c writes")
 
+# ---- The README's set-up and layout ----
+mk = read("Makefile")
+
+
+def pkgs(var):
+    m = re.search(r"^%s\s*:=\s*((?:.*\\\n)*.*)$" % var, mk, re.M)
+    return set(m.group(1).replace("\\\n", " ").split()) if m else set()
+
+
+build, test = pkgs("BUILD_PKGS"), pkgs("TEST_PKGS")
+t.ok(len(build) > 5 and len(test) > 10, "Makefile: BUILD_PKGS and TEST_PKGS read",
+     (sorted(build), sorted(test)))
+setup = readme[readme.index("## Set-up"):readme.index("`make check` takes")]
+said = set(re.findall(r"[a-z0-9][a-z0-9.+-]*[a-z0-9]", setup))
+t.eq(sorted((build | test) - said), [], "README set-up: names every package the Makefile installs")
+row = next((ln for ln in readme.splitlines() if ln.startswith("| `user/`")), "")
+mods = {f[:-2] for f in os.listdir(os.path.join(TOP, "user")) if f.endswith(".c")}
+t.eq(sorted(m for m in mods if not re.search(r"`%s(\.c)?`|[`/]%s[`/]" % (m, m), row)), [],
+     "README layout: the user/ row names every module")
+t.eq(sorted(set(re.findall(r"\bschema`? (\d+)", read("docs", "ecs.md")))),
+     [str(schema["properties"]["schema"]["const"])], "docs/ecs.md: the schema it names is current")
+
+# No package registry's host is written in the tree: the machine's own apt
+# sources and npm configuration say where packages come from.
+hosts = ["deb." + "debian.org", "registry." + "npmjs.org", "ftp." + "debian.org"]
+found = []
+for root, dirs, files in os.walk(TOP):
+    dirs[:] = [d for d in dirs if not d.startswith(".")]
+    for f in files:
+        try:
+            with open(os.path.join(root, f), "rb") as fh:
+                data = fh.read()
+        except OSError:
+            continue
+        found += ["%s: %s" % (os.path.relpath(os.path.join(root, f), TOP), h)
+                  for h in hosts if h.encode() in data]
+t.eq(found, [], "no file of the tree names a package registry's host")
+
 t.done()
