@@ -985,6 +985,28 @@ static int scenario_storm(void)
 	return 0;
 }
 
+/*
+ * A flood of group signals: @n kill(-pgid) of an ignored signal to a group
+ * of one, as fast as they go (a record each, faster than a tracer drains).
+ */
+static int scenario_sigflood(long n)
+{
+	int fds[2];
+	pid_t g;
+	long i;
+
+	signal(SIGUSR1, SIG_IGN);	/* inherited by the group's member */
+	g = held_child(fds);
+	setpgid(g, g);
+	for (i = 0; i < n; i++)
+		kill(-g, SIGUSR1);
+	if (write(fds[1], "x", 1) != 1)
+		die("write");
+	xwait(g);
+	fact("{\"what\":\"sigflood\",\"kills\":%ld}", n);
+	return 0;
+}
+
 /* Processes with names a tracer must not choke on, each leaving its session. */
 /*
  * A child born straight into the cgroup @dir (clone3's CLONE_INTO_CGROUP,
@@ -1159,6 +1181,8 @@ int main(int argc, char **argv)
 		return scenario_orphan();
 	if (argc == 3 && !strcmp(argv[1], "into_cgroup"))
 		return scenario_into_cgroup(argv[2]);
+	if (argc == 3 && !strcmp(argv[1], "sigflood"))
+		return scenario_sigflood(atol(argv[2]));
 	if (argc == 2 && !strcmp(argv[1], "hostile_login"))
 		return scenario_hostile_login();
 	if (argc == 2 && !strcmp(argv[1], "hostile"))

@@ -593,6 +593,16 @@ static void release(struct channel *c, __u64 before)
 	sbuf__reset(&c->spare);
 }
 
+size_t output__held(const struct output *o)
+{
+	size_t most = 0, i;
+
+	for (i = 0; i < o->n; i++)
+		if (o->ch[i].held_bytes.len > most)
+			most = o->ch[i].held_bytes.len;
+	return most;
+}
+
 void output__hold(struct output *o, __u64 kseq)
 {
 	struct channel *c;

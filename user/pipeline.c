@@ -133,3 +133,10 @@ __u64 pipeline__oldest_open(const struct pipeline *pl)
 {
 	return sigmerge__oldest_seq(&pl->sigs);
 }
+
+__u64 pipeline__hold_point(struct pipeline *pl, size_t held)
+{
+	if (held > PIPELINE_HOLD_MAX)
+		sigmerge__flush(&pl->sigs, 0);
+	return sigmerge__oldest_seq(&pl->sigs);
+}

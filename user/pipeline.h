@@ -49,4 +49,14 @@ void pipeline__finish(struct pipeline *pl);
 /* The seq of the first record of the oldest open signal cause, or (__u64)-1. */
 __u64 pipeline__oldest_open(const struct pipeline *pl);
 
+/*
+ * Where the output holds lines back, with @held bytes held already: the
+ * oldest open cause's first record, unless more than PIPELINE_HOLD_MAX bytes
+ * wait on it. Then every open cause is handed over as it is, and nothing is
+ * held: under a flood the ring buffer may have lost a cause's final record,
+ * and waiting for it a second would hold hundreds of megabytes of lines.
+ */
+#define PIPELINE_HOLD_MAX	(8U << 20)
+__u64 pipeline__hold_point(struct pipeline *pl, size_t held);
+
 #endif /* __PIPELINE_H */

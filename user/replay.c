@@ -13,7 +13,7 @@
 /* Write what is due: every record before the first of a signal cause still open. */
 static int flush(const struct replay_cfg *cfg)
 {
-	output__hold(cfg->out, pipeline__oldest_open(cfg->pl));
+	output__hold(cfg->out, pipeline__hold_point(cfg->pl, output__held(cfg->out)));
 	return output__flush(cfg->out);
 }
 

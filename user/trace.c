@@ -39,6 +39,15 @@
  */
 #define POLL_MS		50
 /*
+ * Records handled per poll: then the loop writes what is due, ticks and
+ * sees signals. libbpf reads a ring buffer until it is empty, which under a
+ * flood it never is: the lines formatted meanwhile (hundreds of megabytes)
+ * and a stop would wait for the flood to end.
+ */
+#define POLL_BUDGET	4096
+/* The most rounds of POLL_BUDGET that reading the ring buffer dry may take. */
+#define DRAIN_ROUNDS	256
+/*
  * A record wakes us if none has for this long: an event on a quiet machine
  * shows at once, and one in a storm within this, at <= 50 wakeups/s.
  */
@@ -93,6 +102,7 @@ struct tracer {
 	struct pipeline pl;		/* every record goes through it */
 	bool print_escapes;		/* escapes go to the output */
 	bool queueing;			/* snapshot in progress: hold records */
+	unsigned int budget;		/* records this poll may still handle */
 	struct queued *queue, **queue_tail;
 	__u64 drops_seen[PGT_TYPE_MAX];	/* drop counters already reported */
 	__u64 last_loss_check_ns;
@@ -132,7 +142,7 @@ static unsigned int skip_type(void)
 /* Write what is due: every record before the first of a signal cause still open. */
 static int flush_out(struct tracer *s)
 {
-	output__hold(s->out, pipeline__oldest_open(&s->pl));
+	output__hold(s->out, pipeline__hold_point(&s->pl, output__held(s->out)));
 	return output__flush(s->out);
 }
 
@@ -229,6 +239,31 @@ static int on_record(void *ctx, void *data, size_t size)
 	return 0;
 }
 
+/* libbpf's callback: a record, and -EAGAIN (it stops there) once the budget is spent. */
+static int on_sample(void *ctx, void *data, size_t size)
+{
+	struct tracer *s = ctx;
+	int err = on_record(ctx, data, size);
+
+	if (!err && s->budget && !--s->budget)
+		return -EAGAIN;
+	return err;
+}
+
+/* Read what the ring buffer holds (POLL_BUDGET at a time, bounded). */
+static int consume_all(struct tracer *s)
+{
+	int err, round = 0;
+
+	do {
+		s->budget = POLL_BUDGET;
+		err = ring_buffer__consume(s->rb);
+		if (err == -EAGAIN && !s->queueing)
+			flush_out(s);
+	} while (err == -EAGAIN && ++round < DRAIN_ROUNDS);
+	return err == -EAGAIN ? 0 : err;
+}
+
 /*
  * What the model corrected: a reparent the kernel did differently from the
  * prediction (said on stderr), and the differences a resync found (records).
@@ -275,13 +310,13 @@ static int take_snapshot(struct tracer *s, bool resync)
 	s->queueing = true;
 	s->queue = NULL;
 	s->queue_tail = &s->queue;
-	ring_buffer__consume(s->rb);
+	consume_all(s);
 	if (resync)
 		model__resync_begin(s->model);
 	n = snapshot__take(&s->loader, s->model);
 	if (resync)
 		model__resync_end(s->model);
-	ring_buffer__consume(s->rb);
+	consume_all(s);
 	s->queueing = false;
 	for (q = s->queue; q; q = next) {
 		next = q->next;
@@ -375,7 +410,7 @@ static void run_verify(struct tracer *s)
 
 	for (i = 0; i < VERIFY_TRIES ||
 		    (i < VERIFY_TRIES_EXITING && model__pending_reparents(s->model)); i++) {
-		ring_buffer__consume(s->rb);
+		consume_all(s);
 		pipeline__close_causes(&s->pl, 0);
 		check_losses(s);
 		if (s->need_resync) {
@@ -529,15 +564,20 @@ static int stream(struct tracer *s)
 	if (s->opts->duration_ms)
 		deadline = clock_ns(CLOCK_MONOTONIC) + s->opts->duration_ms * 1000000ULL;
 	while (!stop_signal) {
+		s->budget = POLL_BUDGET;
 		err = ring_buffer__poll(s->rb, POLL_MS);
-		if (err == -EINTR)
+		if (err == -EINTR || err == -EAGAIN)
 			err = 0;
 		if (err < 0)
 			break;
 		/* Records submitted without a wakeup are picked up here. */
-		err = ring_buffer__consume(s->rb);
-		if (err < 0)
-			break;
+		if (s->budget) {
+			err = ring_buffer__consume(s->rb);
+			if (err == -EAGAIN)
+				err = 0;
+			if (err < 0)
+				break;
+		}
 		err = 0;
 		check_losses(s);
 		if (s->need_resync) {
@@ -586,7 +626,7 @@ static int stream(struct tracer *s)
 		return -1;
 	}
 	/* Drain what is left, then the last losses. */
-	ring_buffer__consume(s->rb);
+	consume_all(s);
 	pipeline__finish(&s->pl);
 	check_losses(s);
 	return 0;
@@ -705,7 +745,7 @@ static int start_tracing(struct tracer *s, const struct loader_cfg *lcfg, __u64 
 	}
 	if (o->pid && seed_pid(s, o->pid))
 		return -1;
-	s->rb = ring_buffer__new(loader__ringbuf_fd(&s->loader), on_record, s, NULL);
+	s->rb = ring_buffer__new(loader__ringbuf_fd(&s->loader), on_sample, s, NULL);
 	if (!s->rb) {
 		fprintf(stderr, "pgrptrace: cannot create ring buffer reader: %s\n",
 			strerror(errno));

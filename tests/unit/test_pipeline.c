@@ -229,6 +229,34 @@ static void test_cause_ends(void **state)
 	model__free(m);
 }
 
+/*
+ * A cause whose final record was lost (a full ring buffer) would hold back
+ * every line after it for a second: under a flood, hundreds of megabytes.
+ * Past PIPELINE_HOLD_MAX held bytes the open causes are handed over as they
+ * are, and nothing is held.
+ */
+static void test_hold_is_bounded(void **state)
+{
+	struct model *m = login();
+	struct seen seen = {};
+	struct pipeline pl;
+	__u64 t = 5000000000ULL, first;
+
+	pipeline__init(&pl, m, &ops, &seen);
+	ctrl_c(&pl, 1, 3, 0, t);
+	first = pipeline__oldest_open(&pl);
+	assert_int_not_equal(first, (__u64)-1);
+	assert_int_equal(pipeline__hold_point(&pl, PIPELINE_HOLD_MAX), first);
+	assert_int_equal(seen.causes, 0);
+	assert_int_equal(pipeline__hold_point(&pl, PIPELINE_HOLD_MAX + 1), (__u64)-1);
+	assert_int_equal(seen.causes, 1);
+	assert_int_equal(seen.rcpts[0], 1);
+	assert_int_equal(pipeline__oldest_open(&pl), (__u64)-1);
+	pipeline__free(&pl);
+	model__free(m);
+	(void)state;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -236,6 +264,7 @@ int main(void)
 		cmocka_unit_test(test_hangup_clears_session),
 		cmocka_unit_test(test_steal_reported_for_the_victim),
 		cmocka_unit_test(test_cause_ends),
+		cmocka_unit_test(test_hold_is_bounded),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
