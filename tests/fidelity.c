@@ -232,18 +232,28 @@ static void reap_ours(void)
 }
 
 /* Ask the tracer to check its model now, and wait for its answer. */
+static int cur_seed, cur_step;
+
+/*
+ * The tracer drains its ring buffer and retries transient states itself; its
+ * answer carries the number of differences: a run that differs says at
+ * which seed and step, to be run again alone (fidelity SEED 1 STEPS).
+ */
 static void quiet_point(void)
 {
 	struct timespec timeout = { 60, 0 };
+	siginfo_t info;
 	sigset_t set;
 
 	sigemptyset(&set);
 	sigaddset(&set, SIGUSR1);
-	/* The tracer drains its ring buffer and retries transient states itself. */
 	if (kill(getppid(), SIGUSR1))
 		die("kill tracer");
-	if (sigtimedwait(&set, NULL, &timeout) < 0)
+	if (sigtimedwait(&set, &info, &timeout) < 0)
 		die("no answer from the tracer");
+	if (info.si_code == SI_QUEUE && info.si_value.sival_int > 0)
+		fprintf(stderr, "fidelity: seed %d, step %d: %d differences\n", cur_seed, cur_step,
+			info.si_value.sival_int);
 }
 
 static void one_step(void)
@@ -340,7 +350,9 @@ int main(int argc, char **argv)
 		die(path);
 	for (seed = first; seed < first + count; seed++) {
 		srand((unsigned int)seed);
+		cur_seed = seed;
 		for (s = 1; s <= steps; s++) {
+			cur_step = s;
 			one_step();
 			if (s % QUIET_EVERY == 0) {
 				quiet_point();

@@ -402,7 +402,7 @@ static void report_summary(struct tracer *s)
  * Compare with /proc, draining between tries: a reaped process leaves the
  * model only when its task is freed, an RCU grace period after the reap.
  */
-static void run_verify(struct tracer *s)
+static unsigned int run_verify(struct tracer *s)
 {
 	struct verify_result res = {};
 	struct sbuf report = {};
@@ -442,6 +442,7 @@ static void run_verify(struct tracer *s)
 	}
 	sbuf__free(&report);
 	s->verify_diffs += res.differences;
+	return res.differences;
 }
 
 /* A workload under --verify -- CMD asks for a check at a quiet point. */
@@ -454,8 +455,8 @@ static void serve_verify_request(struct tracer *s)
 	p = model__find(s->model, (__u32)from);
 	if (!s->opts->verify || !p || !born_below(s, p))
 		return;
-	run_verify(s);
-	kill(from, SIGUSR1);
+	/* The answer carries the number of differences (si_value). */
+	sigqueue(from, SIGUSR1, (union sigval){ .sival_int = (int)run_verify(s) });
 }
 
 /*

@@ -30,7 +30,8 @@ if not t.eq(r.rc, 0, "fidelity: tracer and generator exit 0"):
 t.eq(len(s), expected_points, "fidelity: every quiet point was checked")
 t.ok(all(n > 10 for n, _ in s), "fidelity: whole machine compared each time")
 bad = [l for l in r.out.splitlines() if l.startswith("verify: pid")]
-t.eq(bad[:10], [], "fidelity: model equals /proc at every quiet point, %d seeds" % SEEDS)
+if not t.eq(bad[:10], [], "fidelity: model equals /proc at every quiet point, %d seeds" % SEEDS):
+    t.diag("\n".join(l for l in r.err.splitlines() if l.startswith("fidelity: seed")))
 t.eq(sum(d for _, d in s), 0, "fidelity: zero differences in total")
 t.diag("%d quiet points, %d process comparisons" % (len(s), sum(n for n, _ in s)))
 
@@ -42,6 +43,12 @@ t.ok(sum(d for _, d in s) > 0, "fidelity: a model without reparents is caught",
      s, "some differences")
 t.ok(any("ppid" in l for l in r.out.splitlines()), "fidelity: the difference is a ppid")
 t.eq(r.rc, 125, "fidelity: --verify with a command exits 125 on differences")
+# The answer to a quiet point carries the count: the generator names the
+# seed and step of each that differed, as the tracer counted them.
+said = [int(n) for n in re.findall(r"^fidelity: seed [78], step \d+: (\d+) differences$",
+                                    r.err, re.M)]
+t.eq(sum(said), sum(d for _, d in s),
+     "fidelity: the generator names the seed and step of every difference")
 
 check_nothing_left(t, "fidelity")
 t.done()
