@@ -81,7 +81,7 @@ help:
 	@echo 'make check-loaded  the same with a busy loop on every vCPU'
 	@echo 'make check-quick   unit tests and the plain end-to-end tests, this kernel only (~7 min)'
 	@echo 'make soak       logins, jobs, timers and churn at once, checked (root, SOAK_SECONDS=600)'
-	@echo 'make bench      install the observers and run the benchmark (root, ~8 min)'
+	@echo 'make bench      install the observers and run the benchmark (root, ~11 min)'
 	@echo 'make bench-guest  the cost of each hook level in a qemu guest of Debian 12 (~6 min)'
 	@echo 'make bpf        build only the BPF object (ARCH=x86|arm64)'
 	@echo 'make vmlinux    regenerate vmlinux/$$(ARCH)/vmlinux.h from this kernel'
