@@ -1,0 +1,128 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+"""Old recordings, the same records (issue 32's safety net): a recording made
+by f89e23e (tests/golden/f89e23e.rec, made by tests/golden/record.sh)
+replays through this build to what f89e23e's own replay gave
+(tests/golden/f89e23e/, written by tests/golden/outputs.sh, gzipped): the text line
+by line, and JSON, ECS, syslog's structured data and the journal's fields
+field by field. A field may be added; none may change or go, but for CHANGED
+below, each a fix made since, with its reason. No BPF; root for the
+journal's socket, faked in a mount namespace."""
+import gzip
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+
+from harness import PGRPTRACE, TOP, Tap
+
+t = Tap()
+GOLDEN = os.path.join(TOP, "tests", "golden")
+REC = os.path.join(GOLDEN, "f89e23e.rec")
+WANT = os.path.join(GOLDEN, "f89e23e")
+
+# Paths (regular expressions over a flattened field's path) that changed on
+# purpose since f89e23e.
+CHANGED = {
+}
+
+
+def flatten(v, path="", out=None):
+    out = {} if out is None else out
+    if isinstance(v, dict):
+        for k, x in v.items():
+            flatten(x, path + "." + k if path else k, out)
+    elif isinstance(v, list):
+        for i, x in enumerate(v):
+            flatten(x, "%s[%d]" % (path, i), out)
+        if not v:
+            out[path] = []
+    else:
+        out[path] = v
+    return out
+
+
+def changed(path):
+    return any(re.fullmatch(p, path) for p in CHANGED)
+
+
+def compare_fields(old, new, where, diffs):
+    """Every field of @old is in @new with its value (or is CHANGED)."""
+    fo, fn = flatten(old), flatten(new)
+    for p, v in fo.items():
+        if changed(p):
+            continue
+        if p not in fn:
+            diffs.append("%s: %s gone (was %r)" % (where, p, v))
+        elif fn[p] != v:
+            diffs.append("%s: %s: %r, was %r" % (where, p, fn[p], v))
+
+
+def lines(path):
+    """A file's lines; f89e23e's are kept gzipped (NAME.gz)."""
+    if os.path.exists(path + ".gz"):
+        with gzip.open(path + ".gz", "rb") as f:
+            return f.read().decode(errors="surrogateescape").splitlines()
+    with open(path, "rb") as f:
+        return f.read().decode(errors="surrogateescape").splitlines()
+
+
+def compare_records(name, parse):
+    old, new = lines(os.path.join(WANT, name)), lines(os.path.join(got, name))
+    t.eq(len(new), len(old), "%s: as many records as f89e23e wrote (%d)" % (name, len(old)))
+    diffs = []
+    for i, (a, b) in enumerate(zip(old, new)):
+        compare_fields(parse(a), parse(b), "%s record %d" % (name, i), diffs)
+    t.eq(diffs[:8], [], "%s: every field f89e23e wrote, the same (%d differences)"
+         % (name, len(diffs)))
+
+
+SD_PARAM = re.compile(r'(\w+)="((?:[^"\\\]]|\\.)*)"')
+
+
+def syslog_message(line):
+    """A message as fields: the header but PROCID (the replaying process),
+    each structured data element's parameters, and the text."""
+    m = bytes.fromhex(line).decode(errors="surrogateescape")
+    pri, ts, host, app, procid, msgid, rest = m.split(" ", 6)
+    out = {"pri": pri, "timestamp": ts, "host": host, "app": app, "msgid": msgid}
+    i = 0
+    while rest.startswith("[", i):
+        end = i + 1
+        while rest[end] != "]":
+            end += 2 if rest[end] == "\\" else 1
+        el = rest[i + 1:end]
+        sdid = el.split(" ", 1)[0]
+        out[sdid] = {k: v for k, v in SD_PARAM.findall(el)}
+        i = end + 1
+    out["msg"] = rest[i:].lstrip(" ")
+    return out
+
+
+def journal_entry(line):
+    """An entry's fields as text; PGRPTRACE_JSON as the record it carries."""
+    out = {}
+    for k, vals in json.loads(line).items():
+        vs = [bytes.fromhex(v).decode(errors="surrogateescape") for v in vals]
+        out[k] = json.loads(vs[0]) if k == "PGRPTRACE_JSON" else vs
+    return out
+
+
+got = tempfile.mkdtemp(prefix="pgt-golden-")
+r = subprocess.run(["sh", os.path.join(GOLDEN, "outputs.sh"), PGRPTRACE, REC, got],
+                   capture_output=True, text=True, timeout=300)
+if t.eq(r.returncode, 0, "the f89e23e recording replays into every output"):
+    old, new = lines(os.path.join(WANT, "text")), lines(os.path.join(got, "text"))
+    t.eq(len(new), len(old), "text: as many lines as f89e23e wrote (%d)" % len(old))
+    bad = ["%d: %r, was %r" % (i, b, a) for i, (a, b) in enumerate(zip(old, new)) if a != b]
+    t.eq(bad[:8], [], "text: every line as f89e23e wrote it (%d differ)" % len(bad))
+    compare_records("json", json.loads)
+    compare_records("ecs", json.loads)
+    compare_records("syslog", syslog_message)
+    compare_records("journal", journal_entry)
+else:
+    t.diag(r.stderr[-2000:])
+shutil.rmtree(got)
+t.done()
