@@ -11,6 +11,7 @@ set -eu
 bin=$1
 out=$2
 w=.output/tests/workload
+ulimit -c 0	# workload signals dies of signals that dump core
 rm -f "$out"
 "$bin" --record "$out" --signals=all -o /dev/null -- sh -c '
 	w=$0
