@@ -231,13 +231,13 @@ static void reap_ours(void)
 		;
 }
 
-/* Ask the tracer to check its model now, and wait for its answer. */
 static int cur_seed, cur_step;
 
 /*
- * The tracer drains its ring buffer and retries transient states itself; its
- * answer carries the number of differences: a run that differs says at
- * which seed and step, to be run again alone (fidelity SEED 1 STEPS).
+ * Ask the tracer to check its model now, and wait for its answer. It drains
+ * its ring buffer and retries transient states itself; its answer carries
+ * the number of differences: a run that differs says at which seed and
+ * step, to be run again alone (fidelity SEED 1 STEPS).
  */
 static void quiet_point(void)
 {

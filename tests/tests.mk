@@ -63,6 +63,9 @@ FIELDS_DIR	:= $(CURDIR)/.output/fields
 check-fields:
 	$(Q)tests/check-fields $(FIELDS_DIR)
 
+# The host passes' environment: TEST_ENV, and the fields kept.
+HOST_ENV	= PGT_FIELDS=$(FIELDS_DIR) $(TEST_ENV)
+
 # The README's examples and screens, run anew and pasted in (root; review
 # the diff). t_readme.py and t_tui.py check that they stay true.
 readme-examples: test-bins
@@ -76,7 +79,7 @@ check-san:
 	$(Q)$(MAKE) --no-print-directory SANITIZE=1 prove-all
 
 prove-all:
-	$(Q)PGT_FIELDS=$(FIELDS_DIR) $(TEST_ENV) $(call RUN_PASS,$(if $(filter 1,$(SANITIZE)),sanitized,plain)) \
+	$(Q)$(HOST_ENV) $(call RUN_PASS,$(if $(filter 1,$(SANITIZE)),sanitized,plain)) \
 		$(UNIT_BINS) $(INTEG_TESTS)
 
 # Every hook level that loads here, other than the default (which every
@@ -94,11 +97,11 @@ check-levels: test-bins
 		< $(OUTPUT)/check.json): $${levels:-none}"; \
 	for level in $$levels; do \
 		echo "  LEVEL    $$level"; \
-		PGRPTRACE_HOOKS=$$level FIDELITY_SEEDS=10 PGT_FIELDS=$(FIELDS_DIR) $(TEST_ENV) \
+		PGRPTRACE_HOOKS=$$level FIDELITY_SEEDS=10 $(HOST_ENV) \
 			$(call RUN_PASS,$$level) $(LEVEL_TESTS) || exit 1; \
 	done
 	@echo "  LEVEL    default, with the fallbacks of kernels before 5.17"
-	$(Q)PGRPTRACE_TEST_NO_FEATURES=all FIDELITY_SEEDS=10 PGT_FIELDS=$(FIELDS_DIR) $(TEST_ENV) \
+	$(Q)PGRPTRACE_TEST_NO_FEATURES=all FIDELITY_SEEDS=10 $(HOST_ENV) \
 		$(call RUN_PASS,fallbacks) $(LEVEL_TESTS)
 
 # Debian's 5.10, 6.1 and 6.12 cloud kernels, each booted under qemu: fetched

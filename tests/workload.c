@@ -1007,7 +1007,6 @@ static int scenario_sigflood(long n)
 	return 0;
 }
 
-/* Processes with names a tracer must not choke on, each leaving its session. */
 /*
  * A child born straight into the cgroup @dir (clone3's CLONE_INTO_CGROUP,
  * 5.7 and later), waiting there to be killed by the test.
@@ -1091,6 +1090,7 @@ static int self_memfd(const char *name)
 	return fd;
 }
 
+/* Processes with names a tracer must not choke on, each leaving its session. */
 static int scenario_hostile(void)
 {
 	static const char *const names[] = {

@@ -67,7 +67,10 @@ void output__raw(struct output *o, const struct sbuf *sb);
  * of a signal cause still being gathered ((__u64)-1: none wait).
  */
 void output__hold(struct output *o, __u64 kseq);
-/* The bytes of the lines held back (output__hold()), the most of any channel's. */
+/*
+ * How much the lines held back take (output__hold()): the most of any
+ * channel's buffer of them, which is compacted once half of it is written.
+ */
 size_t output__held(const struct output *o);
 /* Write what is buffered and due. Returns 0, or -errno once the sink has failed. */
 int output__flush(struct output *o);

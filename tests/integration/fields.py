@@ -9,6 +9,7 @@ fields_of() says which fields one record has; schema_fields() lists every
 field the schema names. The harness collects the first over every record the
 suite produced (PGT_FIELDS), and tests/check-fields reads the two against
 each other and against docs/events.md."""
+import re
 
 
 def _resolve(schema, node, owner, out):
@@ -35,6 +36,17 @@ def _branches(schema, kind):
         if kind is None or kind in kinds:
             for k in kinds if kind is None else [kind]:
                 yield br["then"], "record/" + k
+
+
+def documented_names(events_md):
+    """Every name docs/events.md gives in backquotes (`a.b`, `a_hex`), and
+    in a table's list of an object's members ({"ip", "port"})."""
+    out = set()
+    for tok in re.findall(r"`([^`\n]+)`", events_md):
+        out |= set(re.findall(r"[a-z_][a-z0-9_]*", tok))
+    for tok in re.findall(r"\{((?:\s*\"\w+\",?)+)\s*\}", events_md):
+        out |= set(re.findall(r'"(\w+)"', tok))
+    return out
 
 
 def fields_of(schema, record, seen, unknown):

@@ -717,6 +717,21 @@ class Tracer(Proc):
         return rc, out, err
 
 
+def field_bytes(rec, name):
+    """A string field's exact bytes (a list's, for a list of strings): from
+    NAME_hex where the writer gave one (not UTF-8), else its UTF-8; None if
+    the field is absent or null."""
+    if not isinstance(rec, dict):
+        return None
+    if name + "_hex" in rec:
+        v = rec[name + "_hex"]
+        return [bytes.fromhex(x) for x in v] if isinstance(v, list) else bytes.fromhex(v)
+    v = rec.get(name)
+    if v is None:
+        return None
+    return [x.encode() for x in v] if isinstance(v, list) else v.encode()
+
+
 def exit_record(pid):
     """The start of the JSON exit record of @pid, as pgrptrace writes it."""
     return '"event":"exit","process":{"pid":%d,' % pid

@@ -14,6 +14,7 @@ import os
 import re
 import subprocess
 
+import fields
 from harness import PGRPTRACE, TOP, Tap
 
 t = Tap()
@@ -100,12 +101,7 @@ written |= {n + "_hex" for a, b in re.findall(r'jsonw_untrusted\(\s*&?w,\s*\w+ \
                                               r'"(\w+)"', json_c) for n in (a, b)}
 # The host object (user/host.c) and the tree document's.
 written |= set(re.findall(r'field\(&?w,\s*"(\w+)"', read("user", "host.c")))
-documented = set()
-for tok in re.findall(r"`([^`\n]+)`", events_md):
-    documented |= set(re.findall(r"[a-z_][a-z0-9_]*", tok))
-# {"ip", "port"}: a table's list of an object's members.
-for tok in re.findall(r"\{((?:\s*\"\w+\",?)+)\s*\}", events_md):
-    documented |= set(re.findall(r'"(\w+)"', tok))
+documented = fields.documented_names(events_md)
 
 
 def schema_names(node, out):

@@ -13,7 +13,8 @@ import sys
 import tempfile
 
 import harness
-from harness import PGRPTRACE, Tap, check_nothing_left, run, run_tracer, workload
+from harness import (PGRPTRACE, Tap, check_nothing_left, field_bytes, run, run_tracer,
+                     workload)
 
 t = Tap()
 here = os.path.dirname(os.path.abspath(__file__))
@@ -417,14 +418,6 @@ if home:
     os.mkdir(odd_cg)
 
 
-def unhex(obj, name):
-    """A string field's bytes: from NAME_hex where the writer gave one."""
-    if not isinstance(obj, dict) or name not in obj:
-        return None
-    return bytes.fromhex(obj[name + "_hex"]) if name + "_hex" in obj else \
-        (obj[name] or "").encode()
-
-
 for mode in (["--json"], ["--escapes", "--json"], [], ["--escapes"]):
     r = run_tracer(mode + ["--signals=all", "--"] + workload("hostile"),
                    env={"PGT_HOSTILE_CGROUP": os.fsdecode(odd_cg)} if odd_cg else None)
@@ -453,22 +446,23 @@ for mode in (["--json"], ["--escapes", "--json"], [], ["--escapes"]):
             anc = (esc[0]["lineage"] or [{}])[0]
             ent = esc[0]["origin"]["entry_leader"] or {}
             # The comm it had once exec'd: the symlink's name, cut to 15 bytes.
-            t.eq([(o.get("pid"), (unhex(o, "comm") or b"")[:11], unhex(o, "executable"))
+            t.eq([(o.get("pid"), (field_bytes(o, "comm") or b"")[:11], field_bytes(o, "executable"))
                   for o in (anc, ent)], [(leader, b"pgt-\xff\nlogin", exe)] * 2,
                  "hostile %s: its parent in the lineage and its login, names exact" % m)
-            t.eq(unhex(esc[0]["process"], "executable"), exe,
+            t.eq(field_bytes(esc[0]["process"], "executable"), exe,
                  "hostile %s: its executable, exact" % m)
         if odd_cg:
             cg = [e for e in r.of("escape", child) if e["kind"] == "cgroup"]
             if t.eq(len(cg), 1, "hostile %s: the child's move to the odd cgroup" % m):
                 tail = b"/" + os.path.basename(odd_cg)
-                t.eq((unhex(cg[0], "cgroup")[-len(tail):],
-                      unhex(cg[0]["process"].get("cgroup"), "path")[-len(tail):]), (tail, tail),
+                t.eq(((field_bytes(cg[0], "cgroup") or b"")[-len(tail):],
+                      (field_bytes(cg[0]["process"].get("cgroup"), "path") or b"")[-len(tail):]),
+                     (tail, tail),
                      "hostile %s: the cgroup's path, exact, in the escape and the process" % m)
         if "--escapes" not in mode:
             ex = r.of("exec", leader)
-            t.eq([(unhex(e, "filename")[:len(b"/tmp/pgt-\xff\nlogin-")],
-                   unhex(e, "executable")) for e in ex],
+            t.eq([((field_bytes(e, "filename") or b"")[:len(b"/tmp/pgt-\xff\nlogin-")],
+                   field_bytes(e, "executable")) for e in ex],
                  [(b"/tmp/pgt-\xff\nlogin-", exe)],
                  "hostile %s: the odd login's exec: the symlink's name and the memfd, exact" % m)
     else:

@@ -11,23 +11,12 @@ import os
 import sys
 import tempfile
 
-from harness import Tap, check_nothing_left, run_tracer
+from harness import Tap, check_nothing_left, field_bytes, run_tracer
 
 t = Tap()
 here = os.path.dirname(os.path.abspath(__file__))
 ARGS_MAX = 4096
 SHOWN = 128
-
-
-def unhex(rec, name):
-    """A string field as bytes: from name_hex where the writer gave one."""
-    if name + "_hex" in rec:
-        v = rec[name + "_hex"]
-        return [bytes.fromhex(x) for x in v] if isinstance(v, list) else bytes.fromhex(v)
-    v = rec[name]
-    if v is None:
-        return None
-    return [x.encode() for x in v] if isinstance(v, list) else v.encode()
 
 
 def want_args(cmdline):
@@ -62,19 +51,19 @@ for name, f in sorted(cases.items()):
     e = recs[0]
     cmdline = bytes.fromhex(f["cmdline"])
     args, cut = want_args(cmdline)
-    t.eq(unhex(e, "args"), args, "%s: args are /proc/PID/cmdline's" % name)
+    t.eq(field_bytes(e, "args"), args, "%s: args are /proc/PID/cmdline's" % name)
     t.eq(e["args_truncated"], cut, "%s: args_truncated is %s" % (name, cut))
-    t.eq(unhex(e, "executable"), bytes.fromhex(f["exe"]), "%s: executable is /proc/PID/exe" % name)
+    t.eq(field_bytes(e, "executable"), bytes.fromhex(f["exe"]), "%s: executable is /proc/PID/exe" % name)
     t.eq(e["executable_truncated"], False, "%s: executable whole" % name)
     t.eq(e["executable_deleted"], name in GONE_EXE, "%s: executable_deleted" % name)
     t.eq(e["cwd_deleted"], name == "rmcwd", "%s: cwd_deleted" % name)
     cwd = bytes.fromhex(f["cwd"])
     if name in ("deep", "depth41"):
-        got = unhex(e, "cwd")
+        got = field_bytes(e, "cwd")
         t.ok(e["cwd_truncated"] and not got.startswith(b"/") and cwd.endswith(b"/" + got) and
              got.count(b"/") >= 20, "deep: cwd cut, its leaf part kept", got)
     else:
-        t.eq(unhex(e, "cwd"), cwd, "%s: cwd is /proc/PID/cwd" % name)
+        t.eq(field_bytes(e, "cwd"), cwd, "%s: cwd is /proc/PID/cwd" % name)
         t.eq(e["cwd_truncated"], False, "%s: cwd whole" % name)
 
 # The marks are /proc's own, and later records carry the name too.

@@ -16,6 +16,7 @@ import shutil
 import subprocess
 import tempfile
 
+import sd5424
 from harness import PGRPTRACE, TOP, Tap
 
 t = Tap()
@@ -79,26 +80,14 @@ def compare_records(name, parse):
          % (name, len(diffs)))
 
 
-SD_PARAM = re.compile(r'(\w+)="((?:[^"\\\]]|\\.)*)"')
-
-
 def syslog_message(line):
     """A message as fields: the header but PROCID (the replaying process),
     each structured data element's parameters, and the text."""
     m = bytes.fromhex(line).decode(errors="surrogateescape")
     pri, ts, host, app, procid, msgid, rest = m.split(" ", 6)
-    out = {"pri": pri, "timestamp": ts, "host": host, "app": app, "msgid": msgid}
-    i = 0
-    while rest.startswith("[", i):
-        end = i + 1
-        while rest[end] != "]":
-            end += 2 if rest[end] == "\\" else 1
-        el = rest[i + 1:end]
-        sdid = el.split(" ", 1)[0]
-        out[sdid] = {k: v for k, v in SD_PARAM.findall(el)}
-        i = end + 1
-    out["msg"] = rest[i:].lstrip(" ")
-    return out
+    sd, end = sd5424.strict_sd(rest)
+    return {"pri": pri, "timestamp": ts, "host": host, "app": app, "msgid": msgid, "sd": sd,
+            "msg": rest[end:].lstrip(" ")}
 
 
 def journal_entry(line):

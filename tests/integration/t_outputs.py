@@ -19,8 +19,8 @@ import tempfile
 import threading
 import time
 
-from harness import (TIMEOUT, Tap, Tracer, check_nothing_left, run, validate, wait_until,
-                     workload)
+from harness import (TIMEOUT, Tap, Tracer, check_nothing_left, field_bytes, run, validate,
+                     wait_until, workload)
 
 t = Tap()
 QUEUE = 65536
@@ -57,7 +57,7 @@ def check_gap(recs, what, output):
     t.eq([r for r in recs if r is None], [], "%s: every line is a whole record" % what)
     recs = [r for r in recs if r]
     validate(recs)
-    told = [r for r in recs if r["event"] == "lost" and name_of(r["lost"]) == os.fsencode(output)]
+    told = [r for r in recs if r["event"] == "lost" and field_bytes(r["lost"], "output") == os.fsencode(output)]
     missing = set()
     for r in told:
         lo, hi = r["lost"]["first_seq"], r["lost"]["last_seq"]
@@ -67,13 +67,6 @@ def check_gap(recs, what, output):
     want = [s for s in range(seqs[-1] + 1) if s not in missing] if seqs else []
     t.eq(seqs, want, "%s: the seqs missing are the ones the lost records name" % what)
     return told
-
-
-def name_of(lost):
-    """The output a lost record names, as bytes (from output_hex if not UTF-8)."""
-    if "output_hex" in lost:
-        return bytes.fromhex(lost["output_hex"])
-    return lost["output"].encode() if "output" in lost else None
 
 
 def lost_said(err):

@@ -42,18 +42,19 @@ tr = Tracer(["--json"])
 tr.ready()
 
 
-def rss_kib(pid):
+def status_kib(pid, key):
+    """A size /proc/PID/status gives in KiB (VmRSS, VmHWM)."""
     for line in open("/proc/%d/status" % pid):
-        if line.startswith("VmRSS:"):
+        if line.startswith(key + ":"):
             return int(line.split()[1])
 
 
 w = run(workload("churn", COUNT // 4), check=True, timeout=600)
 tr.seen(exit_record(w.pid), timeout=300)         # the tracer has caught up
-warm = rss_kib(tr.pid)
+warm = status_kib(tr.pid, "VmRSS")
 w = run(workload("churn", COUNT), check=True, timeout=600)
 tr.seen(exit_record(w.pid), timeout=300)
-end = rss_kib(tr.pid)
+end = status_kib(tr.pid, "VmRSS")
 rc, _, _ = tr.stop(signal.SIGINT)
 t.diag("churn: %d processes, RSS %d KiB after warm-up, %d KiB at the end" % (COUNT, warm, end))
 if SANITIZED:
@@ -71,12 +72,6 @@ check_nothing_left(t, "churn")
 flood_out = tempfile.mktemp(prefix="pgt-flood-")
 tr = Tracer(["--json", "-o", flood_out])
 tr.ready()
-
-
-def hwm_kib(pid):
-    for line in open("/proc/%d/status" % pid):
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1])
 
 
 def wrote(needle):
@@ -100,10 +95,10 @@ def caught_up(timeout):
 
 
 KILLS = 30000 if SANITIZED else 150000
-before = hwm_kib(tr.pid)
+before = status_kib(tr.pid, "VmHWM")
 run(workload("sigflood", KILLS), check=True, timeout=300)
 t.ok(caught_up(300), "flood: the tracer catches up with it (within 300 s)")
-peak = hwm_kib(tr.pid)
+peak = status_kib(tr.pid, "VmHWM")
 rc, _, err = tr.stop(signal.SIGINT)
 t.diag("flood: %d group kills; the tracer's peak RSS %d KiB before, %d KiB after%s"
        % (KILLS, before, peak, "; " + err.strip().splitlines()[-1] if err.strip() else ""))

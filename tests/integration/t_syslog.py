@@ -18,13 +18,13 @@ RFC 5424 structured data, whose result a second file keeps as JSON.
 """
 import json
 import os
-import re
 import shutil
 import signal
 import socket
 import subprocess
 import tempfile
 
+import sd5424
 from harness import (PGRPTRACE, WORKLOAD, Proc, Tap, Tracer, check_nothing_left, run,
                      run_tracer, wait_until, workload)
 
@@ -139,40 +139,6 @@ def messages(procid=None, host=None):
     return out
 
 
-def strict_sd(s):
-    """RFC 5424's STRUCTURED-DATA at the start of @s, parsed strictly: '"',
-    '\\' and ']' in a PARAM-VALUE must be escaped, and nothing else may be."""
-    els, i = {}, 0
-    while i < len(s) and s[i] == "[":
-        m = re.match(r'\[([^ =\]"]{1,32})', s[i:])
-        if not m:
-            raise ValueError("bad SD-ID at %d" % i)
-        sdid, i, params = m.group(1), i + m.end(), {}
-        while s[i] == " ":
-            m = re.match(r' ([^ =\]"]{1,32})="', s[i:])
-            if not m:
-                raise ValueError("bad PARAM-NAME at %d" % i)
-            name, i, v = m.group(1), i + m.end(), []
-            while s[i] != '"':
-                if s[i] == "\\":
-                    if s[i + 1] not in '"\\]':
-                        raise ValueError("a backslash escapes nothing at %d" % i)
-                    v.append(s[i + 1])
-                    i += 2
-                    continue
-                if s[i] == "]":
-                    raise ValueError("an unescaped ] at %d" % i)
-                v.append(s[i])
-                i += 1
-            params[name] = "".join(v)
-            i += 1
-        if s[i] != "]":
-            raise ValueError("an SD-ELEMENT not closed at %d" % i)
-        els[sdid] = params
-        i += 1
-    return els
-
-
 def center_sd(procid=None, host=None):
     """The collector's file, RSYSLOG_SyslogProtocol23Format: each message's
     SD as received, by a strict parser of our own; or the error."""
@@ -186,7 +152,7 @@ def center_sd(procid=None, host=None):
                (host is not None and f7[2] != host):
                 continue
             try:
-                out.append(strict_sd(f7[6]))
+                out.append(sd5424.strict_sd(f7[6])[0])
             except (ValueError, IndexError) as e:
                 out.append({"error": str(e), "line": line[:300]})
     return out
