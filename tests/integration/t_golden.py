@@ -13,11 +13,10 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import tempfile
 
 import sd5424
-from harness import PGRPTRACE, TOP, Tap
+from harness import PGRPTRACE, TOP, Tap, run
 
 t = Tap()
 GOLDEN = os.path.join(TOP, "tests", "golden")
@@ -100,8 +99,9 @@ def journal_entry(line):
 
 
 got = tempfile.mkdtemp(prefix="pgt-golden-")
-r = subprocess.run(["sh", os.path.join(GOLDEN, "outputs.sh"), PGRPTRACE, REC, got],
-                   capture_output=True, text=True, timeout=300)
+# In a box of the harness: bounded, and past the bound everything it started
+# (the receivers too) is killed, and named.
+r = run(["sh", os.path.join(GOLDEN, "outputs.sh"), PGRPTRACE, REC, got], timeout=300)
 if t.eq(r.returncode, 0, "the f89e23e recording replays into every output"):
     old, new = lines(os.path.join(WANT, "text")), lines(os.path.join(got, "text"))
     t.eq(len(new), len(old), "text: as many lines as f89e23e wrote (%d)" % len(old))
