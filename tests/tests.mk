@@ -160,7 +160,7 @@ FUZZ_SECONDS	?= 20
 $(FUZZ_BIN): tests/fuzz/fuzz_records.c $(FUZZ_SRCS) $(wildcard user/*.h bpf/pgrptrace.h)
 	$(Q)mkdir -p $(FUZZ_DIR)
 	$(call msg,FUZZ,$@)
-	$(Q)$(CLANG) $(FUZZ_CFLAGS) tests/fuzz/fuzz_records.c $(FUZZ_SRCS) -ljansson -o $@
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) tests/fuzz/fuzz_records.c $(FUZZ_SRCS) -o $@
 
 .PHONY: fuzz fuzz-short check-fields readme-examples prove-all check-levels check-kernels check-loaded check-quick soak
 fuzz: $(FUZZ_BIN)

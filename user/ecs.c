@@ -9,7 +9,7 @@
  */
 #include <stdio.h>
 #include <string.h>
-#include "ecs.h"
+#include "format.h"
 #include "jsonw.h"
 
 #define ECS_VERSION	"8.11.0"
@@ -24,6 +24,8 @@ struct ecs_subject {
 	const struct image *image;	/* else what the process runs, where known */
 	const struct pgt_exit *exit;	/* an exit: its code */
 	const struct pcgroup *cg;	/* its cgroup, where known */
+	const struct proc_view *view;	/* what the model knew of proc */
+	__u64 seq;			/* the record's */
 };
 
 static const char *event_type(const char *action)
@@ -37,7 +39,7 @@ static const char *event_type(const char *action)
 	return "change";
 }
 
-static void ecs_event(struct jsonw *w, const char *action)
+static void ecs_event(struct jsonw *w, const char *action, __u64 seq)
 {
 	jsonw_name(w, "event");
 	jsonw_start_object(w);
@@ -51,8 +53,7 @@ static void ecs_event(struct jsonw *w, const char *action)
 	jsonw_plain(w, event_type(action));
 	jsonw_end_array(w);
 	jsonw_plain_field(w, "action", action);
-	/* A placeholder, as the native seq is: the output numbers both (ECS_SEQ). */
-	jsonw_uint_field(w, "sequence", 0);
+	jsonw_uint_field(w, "sequence", seq);
 	jsonw_plain_field(w, "module", "pgrptrace");
 	jsonw_plain_field(w, "dataset", "pgrptrace.events");
 	jsonw_end_object(w);
@@ -78,8 +79,8 @@ static void ecs_host(struct jsonw *w, const struct host_id *h)
 
 /* {"pid":N,"same_as_process":B} */
 /* A leader of @p's: itself, or the process the model knows by @pid. */
-static void ecs_leader(struct jsonw *w, const struct fmt_ctx *fc, const char *name,
-		       const struct pgt_proc *p, __u32 pid)
+static void ecs_leader(struct jsonw *w, const struct proc_view *v, const char *name,
+		       const struct pgt_proc *p, __u32 pid, enum leader which)
 {
 	bool same = p->pid == pid;
 	char eid[17];
@@ -89,7 +90,7 @@ static void ecs_leader(struct jsonw *w, const struct fmt_ctx *fc, const char *na
 	jsonw_uint_field(w, "pid", pid);
 	if (same)
 		decode__entity_id(p->pid, p->start_ns, eid);
-	if (same || fmt__leader_id(fc, pid, !strcmp(name, "session_leader"), eid))
+	if (same || view__leader_id(v, p, which, eid))
 		jsonw_plain_field(w, "entity_id", eid);
 	jsonw_bool_field(w, "same_as_process", same);
 	jsonw_end_object(w);
@@ -212,12 +213,12 @@ static void ecs_process(struct jsonw *w, const struct fmt_ctx *fc, const struct 
 	jsonw_name(w, "parent");
 	jsonw_start_object(w);
 	jsonw_uint_field(w, "pid", p->ppid);
-	if (fmt__leader_id(fc, p->ppid, false, eid))
+	if (view__leader_id(s->view, p, LEADER_PARENT, eid))
 		jsonw_plain_field(w, "entity_id", eid);
 	jsonw_end_object(w);
 	jsonw_uint_field(w, "pgid", p->pgid);
-	ecs_leader(w, fc, "group_leader", p, p->pgid);
-	ecs_leader(w, fc, "session_leader", p, p->sid);
+	ecs_leader(w, s->view, "group_leader", p, p->pgid, LEADER_GROUP);
+	ecs_leader(w, s->view, "session_leader", p, p->sid, LEADER_SESSION);
 	ecs_tty(w, p);
 	/* ECS user ids are strings. */
 	jsonw_name(w, "real_user");
@@ -231,10 +232,10 @@ static void ecs_process(struct jsonw *w, const struct fmt_ctx *fc, const struct 
 		jsonw_uint_field(w, "pid", s->entry->pid);
 		decode__entity_id(s->entry->pid, s->entry->start_ns, eid);
 		jsonw_plain_field(w, "entity_id", eid);
-		ecs_string(w, "name", s->entry->comm, sizeof(s->entry->comm));
-		if (s->entry->image && s->entry->image->exe)
-			ecs_string(w, "executable", s->entry->image->exe,
-				   strlen(s->entry->image->exe) + 1);
+		ecs_string(w, "name", s->view->entry_comm, sizeof(s->view->entry_comm));
+		if (s->view->entry_image && s->view->entry_image->exe)
+			ecs_string(w, "executable", s->view->entry_image->exe,
+				   strlen(s->view->entry_image->exe) + 1);
 		fmt__rfc3339(fc, s->entry->start_ns, when, sizeof(when));
 		jsonw_plain_field(w, "start", when);
 		jsonw_bool_field(w, "same_as_process", s->entry->pid == p->pid &&
@@ -278,7 +279,7 @@ static void ecs_open(struct jsonw *w, struct sbuf *sb, const struct fmt_ctx *fc,
 	jsonw_start_object(w);
 	jsonw_plain_field(w, "version", ECS_VERSION);
 	jsonw_end_object(w);
-	ecs_event(w, s->action);
+	ecs_event(w, s->action, s->seq);
 	if (fc->host)
 		ecs_host(w, fc->host);
 	if (s->proc)
@@ -303,98 +304,44 @@ static void ecs_close(struct sbuf *sb)
 	sbuf__puts(sb, "}\n");
 }
 
-static void ecs_event_rec(struct sbuf *sb, const struct fmt_ctx *fc, const struct pgt_event *ev)
+/* What the ECS fields of @r are made of. */
+static void ecs_subject_of(const struct record *r, struct ecs_subject *s)
 {
-	const struct pgt_hdr *h = ev->hdr;
-	struct ecs_subject s = { .ts_ns = h->ts_ns };
-	struct jsonw w;
+	const struct proc_view *v = &r->views[0];
 
-	s.action = decode__event_name(ev);
-	/* The subject: a fork's child, otherwise the record's process. */
-	s.proc = h->type == PGT_FORK ? &ev->fork->child : decode__event_proc(ev);
-	if (h->type == PGT_EXEC)
-		s.exec = ev->exec;
-	else if (h->type == PGT_EXIT)
-		s.exit = ev->exit;
-	if (s.proc) {
-		struct proc_view v;
+	memset(s, 0, sizeof(*s));
+	s->action = record__name(r);
+	s->ts_ns = r->ts_ns;
+	s->seq = r->seq;
+	s->proc = record__proc(r);
+	if (r->kind == RECORD_EVENT) {
+		const struct pgt_event *ev = &r->ev;
 
-		fmt__proc_view(fc, s.proc, &v);
-		s.image = v.image;
-		s.entry = v.entry;
-		s.cg = v.cg;
+		/* The subject: a fork's child, otherwise the record's process. */
+		if (ev->hdr->type == PGT_FORK) {
+			s->proc = &ev->fork->child;
+			v = &r->views[1];
+		}
+		if (ev->hdr->type == PGT_EXEC)
+			s->exec = ev->exec;
+		else if (ev->hdr->type == PGT_EXIT)
+			s->exit = ev->exit;
 	}
-	ecs_open(&w, sb, fc, &s);
-	json__event(sb, fc, ev);
-	ecs_close(sb);
+	if (!s->proc)
+		return;
+	s->view = v;
+	s->image = v->image;
+	s->entry = v->entry;
+	s->cg = v->cg;
 }
 
-static void ecs_signal(struct sbuf *sb, const struct fmt_ctx *fc, const struct sig_cause *c)
+void ecs__record(struct sbuf *sb, const struct fmt_ctx *fc, const struct record *r)
 {
-	struct ecs_subject s = { .action = "signal", .ts_ns = c->first.hdr.ts_ns,
-				 .proc = &c->first.proc, .image = c->image, .entry = c->entry,
-				 .cg = c->cg };
+	struct ecs_subject s;
 	struct jsonw w;
 
+	ecs_subject_of(r, &s);
 	ecs_open(&w, sb, fc, &s);
-	json__signal(sb, fc, c);
+	json__record(sb, fc, r);
 	ecs_close(sb);
 }
-
-static void ecs_escape(struct sbuf *sb, const struct fmt_ctx *fc, const struct escape *e)
-{
-	struct ecs_subject s = { .action = "escape", .ts_ns = e->ts_ns, .proc = &e->proc,
-				 .entry = e->entry, .image = e->image, .cg = e->cg };
-	struct jsonw w;
-
-	ecs_open(&w, sb, fc, &s);
-	json__escape(sb, fc, e);
-	ecs_close(sb);
-}
-
-static void ecs_survivor(struct sbuf *sb, const struct fmt_ctx *fc, const struct mproc *p,
-			 __u64 now_ns)
-{
-	struct ecs_subject s = { .action = "survivor", .ts_ns = now_ns, .proc = &p->ctx,
-				 .entry = p->entry, .cg = p->cg,
-				 .image = p->lineage ? p->lineage->image : NULL };
-	struct jsonw w;
-
-	ecs_open(&w, sb, fc, &s);
-	json__survivor(sb, fc, p, now_ns);
-	ecs_close(sb);
-}
-
-static void ecs_correction(struct sbuf *sb, const struct fmt_ctx *fc, const struct model_note *n,
-			   const struct mproc *p, __u64 now_ns)
-{
-	bool shown = p && n->kind != NOTE_RESYNC_REMOVED;
-	struct ecs_subject s = { .action = "correction", .ts_ns = now_ns,
-				 .proc = shown ? &p->ctx : NULL,
-				 .entry = shown ? p->entry : NULL, .cg = shown ? p->cg : NULL,
-				 .image = shown && p->lineage ? p->lineage->image : NULL };
-	struct jsonw w;
-
-	ecs_open(&w, sb, fc, &s);
-	json__correction(sb, fc, n, p, now_ns);
-	ecs_close(sb);
-}
-
-static void ecs_lost(struct sbuf *sb, const struct fmt_ctx *fc, const struct lost_info *li)
-{
-	struct ecs_subject s = { .action = "lost", .ts_ns = li->to_ns };
-	struct jsonw w;
-
-	ecs_open(&w, sb, fc, &s);
-	json__lost(sb, fc, li);
-	ecs_close(sb);
-}
-
-const struct formatter ecs_formatter = {
-	.event = ecs_event_rec,
-	.signal = ecs_signal,
-	.escape = ecs_escape,
-	.survivor = ecs_survivor,
-	.correction = ecs_correction,
-	.lost = ecs_lost,
-};

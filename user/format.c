@@ -63,24 +63,6 @@ void fmt__rfc3339(const struct fmt_ctx *fc, __u64 boot_ns, char *buf, size_t len
 	buf[10] = '\0';
 }
 
-static const struct mproc *proc_of(const struct fmt_ctx *fc, const struct pgt_proc *p)
-{
-	return fc->model ? model__proc_of(fc->model, p) : NULL;
-}
-
-
-
-void fmt__proc_view(const struct fmt_ctx *fc, const struct pgt_proc *p, struct proc_view *v)
-{
-	const struct mproc *mp = proc_of(fc, p);
-
-	v->image = mp && mp->lineage ? mp->lineage->image : NULL;
-	v->entry = mp ? mp->entry : NULL;
-	v->known = mp != NULL;
-	v->entry_inferred = mp && mp->entry_inferred;
-	v->cg = mp ? mp->cg : NULL;
-}
-
 const struct login_remote *fmt__entry_remote(const struct lineage *entry)
 {
 	return entry ? entry->remote : NULL;
@@ -119,20 +101,4 @@ const char *fmt__entry_type(const struct lineage *entry)
 	if (major >= 136 && major <= 143)
 		return "terminal";
 	return "console";
-}
-
-bool fmt__leader_id(const struct fmt_ctx *fc, __u32 pid, bool session, char eid[17])
-{
-	const struct msession *s = fc->model && session ? model__session(fc->model, pid) : NULL;
-	const struct mproc *mp = fc->model && pid ? model__find(fc->model, pid) : NULL;
-
-	/* A session outlives its leader; the model keeps the leader's start. */
-	if (s && s->leader_start_ns) {
-		decode__entity_id(pid, s->leader_start_ns, eid);
-		return true;
-	}
-	if (!mp)
-		return false;
-	decode__entity_id(mp->ctx.pid, mp->ctx.start_ns, eid);
-	return true;
 }

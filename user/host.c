@@ -25,6 +25,15 @@ static void field(struct jsonw *w, const char *name, const char *v)
 		jsonw_null_field(w, name);
 }
 
+void host__write(struct jsonw *w, const struct host_id *h)
+{
+	jsonw_start_object(w);
+	field(w, "name", h->name);
+	field(w, "id", h->machine_id);
+	field(w, "boot_id", h->boot_id);
+	jsonw_end_object(w);
+}
+
 void host__set(struct host_id *h, const char *name, const char *machine_id, const char *boot_id)
 {
 	struct sbuf sb = {};
@@ -34,11 +43,7 @@ void host__set(struct host_id *h, const char *name, const char *machine_id, cons
 	snprintf(h->machine_id, sizeof(h->machine_id), "%s", machine_id ?: "");
 	snprintf(h->boot_id, sizeof(h->boot_id), "%s", boot_id ?: "");
 	jsonw_init(&w, &sb);
-	jsonw_start_object(&w);
-	field(&w, "name", h->name);
-	field(&w, "id", h->machine_id);
-	field(&w, "boot_id", h->boot_id);
-	jsonw_end_object(&w);
+	host__write(&w, h);
 	h->json_len = 0;
 	h->json[0] = '\0';
 	if (!sb.oom && sb.len < sizeof(h->json)) {

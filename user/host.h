@@ -21,6 +21,10 @@ struct host_id {
 	size_t json_len;
 };
 
+struct jsonw;
+
+/* {"name":...,"id":...,"boot_id":...}, as every JSON record ends. */
+void host__write(struct jsonw *w, const struct host_id *h);
 /* This machine's; what cannot be read stays unknown. */
 void host__read(struct host_id *h);
 /* A recorded machine's (NULL or "": unknown). */

@@ -7,17 +7,18 @@
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <sys/un.h>
-#include <jansson.h>
 /* No CODE_FILE, CODE_LINE and CODE_FUNC of ours on the entries: they are the records. */
 #define SD_JOURNAL_SUPPRESS_LOCATION
 #include <systemd/sd-journal.h>
 #include "journal.h"
 #include "sbuf.h"
+#include "sink.h"
 
 #define JOURNAL_SOCKET	"/run/systemd/journal/socket"
 #define NAME_MAX_LEN	64	/* journald drops longer field names */
 
 struct journal {
+	struct sbuf line;	/* a record's text line, then its JSON */
 	struct sbuf fields;	/* "NAME=value" after one another */
 	size_t *ends;		/* where each field ends in fields */
 	size_t nfields, cap;
@@ -51,7 +52,7 @@ static void add(struct journal *j, const char *name, const char *val, size_t len
 }
 
 /* "PGRPTRACE" and each of @s's path components in upper case, joined by "_". */
-static bool field_name(char *name, const struct sink_scalar *s)
+static bool field_name(char *name, const struct field *s)
 {
 	size_t len = strlen("PGRPTRACE"), n, i;
 	unsigned int d;
@@ -78,7 +79,7 @@ static bool field_name(char *name, const struct sink_scalar *s)
  * PGRPTRACE_ARGS_0. A string with a "_hex" twin (bytes that are not UTF-8)
  * gets its exact bytes from the twin.
  */
-static void add_scalar(void *ctx, const struct sink_scalar *s)
+static void add_scalar(void *ctx, const struct field *s)
 {
 	char name[NAME_MAX_LEN + 1];
 
@@ -90,21 +91,21 @@ static int journal_send(void *ctx, const struct sink_msg *msg)
 {
 	struct journal *j = ctx;
 	char prio[2];
-	json_t *root = json_loadb(msg->json, msg->json_len, 0, NULL);
 	struct iovec *iov;
 	size_t i, from;
 	int r;
 
 	sbuf__reset(&j->fields);
 	j->nfields = 0;
-	add(j, "MESSAGE", msg->text, msg->text_len);
+	sink__line(&j->line, msg, text__record, true);
+	add(j, "MESSAGE", j->line.buf, j->line.len);
 	add(j, "SYSLOG_IDENTIFIER", "pgrptrace", 9);
-	prio[0] = (char)('0' + sink__severity(json_string_value(json_object_get(root, "event"))));
+	prio[0] = (char)('0' + sink__severity(record__name(msg->rec)));
 	prio[1] = '\0';
 	add(j, "PRIORITY", prio, 1);
-	add(j, "PGRPTRACE_JSON", msg->json, msg->json_len);
-	sink__walk(root, add_scalar, j);
-	json_decref(root);
+	sink__line(&j->line, msg, json__record, false);
+	add(j, "PGRPTRACE_JSON", j->line.buf, j->line.len);
+	json__walk(msg->fc, msg->rec, add_scalar, j);
 	iov = j->fields.oom ? NULL : realloc(j->iov, j->nfields * sizeof(*iov));
 	if (!iov) {
 		r = -ENOMEM;
@@ -136,6 +137,7 @@ static void journal_close(void *ctx)
 		fprintf(stderr, "pgrptrace: journal: %llu records could not be sent (%s)\n",
 			j->failed, strerror(-j->first_err));
 	sbuf__free(&j->fields);
+	sbuf__free(&j->line);
 	free(j->ends);
 	free(j->iov);
 	/* The struct stays for journal__failed(): the exit status reads it last. */

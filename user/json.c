@@ -2,6 +2,7 @@
 /* JSON Lines, schema 3: see docs/events.md. */
 #include <string.h>
 #include "format.h"
+#include "host.h"
 #include "jsonw.h"
 
 static void json_id_or_null(struct jsonw *w, const char *key, __u32 v)
@@ -64,9 +65,9 @@ static void json_image_exe(struct jsonw *w, const struct image *im)
 		jsonw_null_field(w, "executable");
 }
 
-/* {"pid", "entity_id"} of a process the record names by pid: null where unknown. */
-static void json_ref(struct jsonw *w, const struct fmt_ctx *fc, const char *key,
-		     const struct pgt_proc *p, __u32 pid, bool session)
+/* {"pid", "entity_id"} of a leader of @p's, @pid: null where unknown. */
+static void json_ref(struct jsonw *w, const char *key, const struct pgt_proc *p,
+		     const struct proc_view *v, __u32 pid, enum leader which)
 {
 	char eid[17];
 
@@ -75,7 +76,7 @@ static void json_ref(struct jsonw *w, const struct fmt_ctx *fc, const char *key,
 	jsonw_uint_field(w, "pid", pid);
 	if (pid == p->pid)
 		json_entity_id(w, p->pid, p->start_ns);
-	else if (fmt__leader_id(fc, pid, session, eid))
+	else if (view__leader_id(v, p, which, eid))
 		jsonw_plain_field(w, "entity_id", eid);
 	else
 		jsonw_null_field(w, "entity_id");
@@ -99,16 +100,17 @@ static void json_remote(struct jsonw *w, const struct lineage *entry)
 }
 
 /* An entry leader: the process that started a login, and how the login came in. */
-static void json_entry(struct jsonw *w, const struct fmt_ctx *fc, const struct lineage *l)
+static void json_entry(struct jsonw *w, const struct fmt_ctx *fc, const struct proc_view *v)
 {
+	const struct lineage *l = v->entry;
 	char start[64];
 
 	fmt__rfc3339(fc, l->start_ns, start, sizeof(start));
 	jsonw_start_object(w);
 	jsonw_uint_field(w, "pid", l->pid);
 	json_entity_id(w, l->pid, l->start_ns);
-	jsonw_untrusted(w, "comm", l->comm, sizeof(l->comm));
-	json_image_exe(w, l->image);
+	jsonw_untrusted(w, "comm", v->entry_comm, sizeof(v->entry_comm));
+	json_image_exe(w, v->entry_image);
 	json_tty_name(w, "tty", l->tty, l->tty_nr);
 	jsonw_uint_field(w, "start_ns", l->start_ns);
 	jsonw_plain_field(w, "start", start);
@@ -172,12 +174,12 @@ static void json_proc_fields(struct jsonw *w, const struct fmt_ctx *fc, const st
 	jsonw_uint_field(w, "ns_pid", p->ns_pid);
 	jsonw_uint_field(w, "pidns", p->pidns_ino);
 	jsonw_bool_field(w, "subreaper", p->flags & PGT_F_IS_SUBREAPER);
-	json_ref(w, fc, "parent", p, p->ppid, false);
-	json_ref(w, fc, "group_leader", p, p->pgid, false);
-	json_ref(w, fc, "session_leader", p, p->sid, true);
+	json_ref(w, "parent", p, v, p->ppid, LEADER_PARENT);
+	json_ref(w, "group_leader", p, v, p->pgid, LEADER_GROUP);
+	json_ref(w, "session_leader", p, v, p->sid, LEADER_SESSION);
 	jsonw_name(w, "entry_leader");
 	if (v->entry)
-		json_entry(w, fc, v->entry);
+		json_entry(w, fc, v);
 	else
 		jsonw_null(w);
 	if (v->known)
@@ -210,20 +212,11 @@ static void json_proc_image(struct jsonw *w, const struct fmt_ctx *fc, const cha
 	jsonw_end_object(w);
 }
 
-/* A process object (@key) with what the model last saw it run. */
-static void json_proc(struct jsonw *w, const struct fmt_ctx *fc, const char *key,
-		      const struct pgt_proc *p)
+/* A record's "process", as the model saw it when the record was made. */
+static void json_subject(struct jsonw *w, const struct fmt_ctx *fc, const struct record *r,
+			 const struct pgt_proc *p)
 {
-	struct proc_view v;
-
-	fmt__proc_view(fc, p, &v);
-	json_proc_image(w, fc, key, p, &v);
-}
-
-/* A record's "process". */
-static void json_subject(struct jsonw *w, const struct fmt_ctx *fc, const struct pgt_proc *p)
-{
-	json_proc(w, fc, "process", p);
+	json_proc_image(w, fc, "process", p, &r->views[0]);
 }
 
 static void json_grp(struct jsonw *w, const char *key, __u32 pgid, __u32 sid, const char *tty,
@@ -246,35 +239,31 @@ static void json_error(struct jsonw *w, int ret)
 }
 
 /*
- * The fields every record starts with, in an object left open. seq is a
- * placeholder (the output numbers records as it writes them); kseq is the
- * kernel record's number, null for records made in user space (lost,
- * survivor, correction).
+ * The fields every record starts with, in an object left open: its seq
+ * (its number in the output); kseq, the kernel record's number, null for
+ * records made in user space (lost, survivor, correction); a derived
+ * record's (an escape, a tty change the kernel made) "cause_seq", the seq
+ * of the record it comes from, null when that is no longer known.
  */
-/*
- * A record's first members. A derived record (@derived: an escape, a tty
- * change the kernel made) also gets "cause_seq", a placeholder the output
- * fills with the seq of the record it comes from (PGT_JSON_CAUSE_KEY).
- */
-static void json_head(struct jsonw *w, struct sbuf *sb, const struct fmt_ctx *fc,
-		      const __u64 *kseq, __u64 ts, const char *event, bool derived)
+static void json_head(struct jsonw *w, const struct fmt_ctx *fc, const struct record *r,
+		      const __u64 *kseq)
 {
 	char when[64];
 
-	jsonw_init(w, sb);
-	fmt__rfc3339(fc, ts, when, sizeof(when));
-	_Static_assert(PGT_SCHEMA_VERSION == 3, "PGT_JSON_HEAD names the version");
+	fmt__rfc3339(fc, r->ts_ns, when, sizeof(when));
 	jsonw_start_object(w);
 	jsonw_uint_field(w, "schema", PGT_SCHEMA_VERSION);
-	jsonw_uint_field(w, "seq", 0);
+	jsonw_uint_field(w, "seq", r->seq);
 	if (kseq)
 		jsonw_uint_field(w, "kseq", *kseq);
 	else
 		jsonw_null_field(w, "kseq");
-	if (derived)
-		jsonw_uint_field(w, "cause_seq", 0);
+	if (r->derived && r->has_cause_seq)
+		jsonw_uint_field(w, "cause_seq", r->cause_seq);
+	else if (r->derived)
+		jsonw_null_field(w, "cause_seq");
 	jsonw_plain_field(w, "time", when);
-	jsonw_plain_field(w, "event", event);
+	jsonw_plain_field(w, "event", record__name(r));
 }
 
 /*
@@ -284,12 +273,13 @@ static void json_head(struct jsonw *w, struct sbuf *sb, const struct fmt_ctx *fc
 static void json_end(struct jsonw *w, const struct fmt_ctx *fc)
 {
 	jsonw_name(w, "host");
-	if (fc->host && fc->host->json_len)
+	if (fc->host && fc->host->json_len && jsonw_is_fields(w))
+		host__write(w, fc->host);
+	else if (fc->host && fc->host->json_len)
 		jsonw_raw(w, fc->host->json, fc->host->json_len);
 	else
 		jsonw_null(w);
 	jsonw_end_object(w);
-	sbuf__putc(w->sb, '\n');
 }
 
 /* An exec's path, or null; its "_truncated" and "_deleted" flags. */
@@ -350,13 +340,14 @@ static void json_exit(struct jsonw *w, const struct pgt_exit *e)
 	jsonw_end_object(w);
 }
 
-static void json_setpgid(struct jsonw *w, const struct fmt_ctx *fc, const struct pgt_event *ev)
+static void json_setpgid(struct jsonw *w, const struct fmt_ctx *fc, const struct record *r)
 {
+	const struct pgt_event *ev = &r->ev;
 	const struct pgt_setpgid *s = ev->setpgid;
 
-	json_subject(w, fc, &s->proc);
+	json_subject(w, fc, r, &s->proc);
 	if (s->target_found)
-		json_proc(w, fc, "target", &s->target);
+		json_proc_image(w, fc, "target", &s->target, &r->views[1]);
 	else
 		jsonw_null_field(w, "target");
 	jsonw_name(w, "args");
@@ -388,9 +379,11 @@ static void json_reparent_proc(struct jsonw *w, const char *key, __u32 pid, cons
 	jsonw_end_object(w);
 }
 
-static void json_reparent(struct jsonw *w, const struct fmt_ctx *fc, const struct pgt_reparent *r)
+static void json_reparent(struct jsonw *w, const struct fmt_ctx *fc, const struct record *rec)
 {
-	json_subject(w, fc, &r->proc);
+	const struct pgt_reparent *r = rec->ev.reparent;
+
+	json_subject(w, fc, rec, &r->proc);
 	json_reparent_proc(w, "child", r->child_pid, NULL, r->child_start_ns, r->child_comm,
 			   sizeof(r->child_comm));
 	jsonw_uint_field(w, "old_ppid", r->proc.pid);
@@ -404,148 +397,146 @@ static void json_reparent(struct jsonw *w, const struct fmt_ctx *fc, const struc
  * One case per record type, each the fields docs/events.md lists for it, in
  * that order, next to text__event(): long, but it reads as the schema does.
  */
-void json__event(struct sbuf *sb, const struct fmt_ctx *fc, const struct pgt_event *ev)
+static void json_event(struct jsonw *w, const struct fmt_ctx *fc, const struct record *r)
 {
+	const struct pgt_event *ev = &r->ev;
 	const struct pgt_hdr *h = ev->hdr;
-	struct jsonw w;
 
-	json_head(&w, sb, fc, &h->seq, h->ts_ns, decode__event_name(ev), ev->notes & EV_DERIVED);
+	json_head(w, fc, r, &h->seq);
 	switch (h->type) {
 	case PGT_FORK:
-		json_subject(&w, fc, &ev->fork->proc);
-		json_proc(&w, fc, "child", &ev->fork->child);
+		json_subject(w, fc, r, &ev->fork->proc);
+		json_proc_image(w, fc, "child", &ev->fork->child, &r->views[1]);
 		break;
 	case PGT_EXEC:
-		json_subject(&w, fc, &ev->exec->proc);
-		json_exec(&w, ev->exec);
+		json_subject(w, fc, r, &ev->exec->proc);
+		json_exec(w, ev->exec);
 		break;
 	case PGT_EXIT:
-		json_subject(&w, fc, &ev->exit->proc);
-		json_exit(&w, ev->exit);
+		json_subject(w, fc, r, &ev->exit->proc);
+		json_exit(w, ev->exit);
 		break;
 	case PGT_SETSID: {
 		const struct pgt_setsid *s = ev->setsid;
 
-		json_subject(&w, fc, &s->proc);
-		json_grp(&w, "old", s->old.pgid, s->old.sid, s->old.tty, s->old.tty_nr);
+		json_subject(w, fc, r, &s->proc);
+		json_grp(w, "old", s->old.pgid, s->old.sid, s->old.tty, s->old.tty_nr);
 		if (s->ret < 0)
-			json_error(&w, s->ret);
+			json_error(w, s->ret);
 		else
-			json_grp(&w, "new", s->proc.pgid, s->proc.sid, s->proc.tty, s->proc.tty_nr);
+			json_grp(w, "new", s->proc.pgid, s->proc.sid, s->proc.tty, s->proc.tty_nr);
 		break;
 	}
 	case PGT_SETPGID:
-		json_setpgid(&w, fc, ev);
+		json_setpgid(w, fc, r);
 		break;
 	case PGT_REPARENT:
-		json_reparent(&w, fc, ev->reparent);
+		json_reparent(w, fc, r);
 		break;
 	case PGT_TTY: {
 		const struct pgt_tty *t = ev->tty;
 
-		json_subject(&w, fc, &t->proc);
-		jsonw_plain_field(&w, "how", decode__tty_how_name(t->how));
-		json_tty_name(&w, "tty", t->tty, t->tty_nr);
-		json_tty_dev(&w, t->tty_nr);
-		jsonw_uint_field(&w, "sid", t->sid);
-		jsonw_bool_field(&w, "session_wide", t->session_wide);
+		json_subject(w, fc, r, &t->proc);
+		jsonw_plain_field(w, "how", decode__tty_how_name(t->how));
+		json_tty_name(w, "tty", t->tty, t->tty_nr);
+		json_tty_dev(w, t->tty_nr);
+		jsonw_uint_field(w, "sid", t->sid);
+		jsonw_bool_field(w, "session_wide", t->session_wide);
 		if (t->acquire)
-			jsonw_uint_field(&w, "foreground", t->fg_pgid);
+			jsonw_uint_field(w, "foreground", t->fg_pgid);
 		break;
 	}
 	case PGT_FOREGROUND: {
 		const struct pgt_foreground *f = ev->fg;
 
-		json_subject(&w, fc, &f->proc);
-		json_tty_name(&w, "tty", f->tty, f->tty_nr);
-		jsonw_uint_field(&w, "sid", f->sid);
-		jsonw_uint_field(&w, "old_pgid", f->old_pgid);
+		json_subject(w, fc, r, &f->proc);
+		json_tty_name(w, "tty", f->tty, f->tty_nr);
+		jsonw_uint_field(w, "sid", f->sid);
+		jsonw_uint_field(w, "old_pgid", f->old_pgid);
 		if (f->ret < 0)
-			json_error(&w, f->ret);
+			json_error(w, f->ret);
 		else
-			jsonw_uint_field(&w, "new_pgid", f->new_pgid);
+			jsonw_uint_field(w, "new_pgid", f->new_pgid);
 		break;
 	}
 	case PGT_CGROUP:
-		json_subject(&w, fc, &ev->cgroup->proc);
-		jsonw_uint_field(&w, "cgroup_id", ev->cgroup->cgroup_id);
-		jsonw_uint_field(&w, "hierarchy", ev->cgroup->hierarchy_id);
-		jsonw_untrusted(&w, "path", ev->cgroup->path, sizeof(ev->cgroup->path));
+		json_subject(w, fc, r, &ev->cgroup->proc);
+		jsonw_uint_field(w, "cgroup_id", ev->cgroup->cgroup_id);
+		jsonw_uint_field(w, "hierarchy", ev->cgroup->hierarchy_id);
+		jsonw_untrusted(w, "path", ev->cgroup->path, sizeof(ev->cgroup->path));
 		break;
 	case PGT_SUBREAPER:
-		json_subject(&w, fc, &ev->subreaper->proc);
-		jsonw_bool_field(&w, "enabled", ev->subreaper->enabled);
+		json_subject(w, fc, r, &ev->subreaper->proc);
+		jsonw_bool_field(w, "enabled", ev->subreaper->enabled);
 		if (ev->subreaper->ret < 0)
-			json_error(&w, ev->subreaper->ret);
+			json_error(w, ev->subreaper->ret);
 		break;
 	}
-	json_end(&w, fc);
+	json_end(w, fc);
 }
 
-void json__lost(struct sbuf *sb, const struct fmt_ctx *fc, const struct lost_info *li)
+static void json_lost(struct jsonw *w, const struct fmt_ctx *fc, const struct record *r)
 {
-	struct jsonw w;
+	const struct lost_info *li = &r->lost;
 	char from[64];
 	unsigned int t;
 
-	json_head(&w, sb, fc, NULL, li->to_ns, "lost", false);
+	json_head(w, fc, r, NULL);
 	fmt__rfc3339(fc, li->from_ns, from, sizeof(from));
-	jsonw_null_field(&w, "process");
-	jsonw_name(&w, "lost");
-	jsonw_start_object(&w);
-	jsonw_uint_field(&w, "total", li->total);
-	jsonw_name(&w, "by_type");
-	jsonw_start_object(&w);
+	jsonw_null_field(w, "process");
+	jsonw_name(w, "lost");
+	jsonw_start_object(w);
+	jsonw_uint_field(w, "total", li->total);
+	jsonw_name(w, "by_type");
+	jsonw_start_object(w);
 	for (t = 1; t < PGT_TYPE_MAX; t++)
 		if (li->by_type[t])
-			jsonw_uint_field(&w, decode__type_name(t), li->by_type[t]);
-	jsonw_end_object(&w);
-	jsonw_plain_field(&w, "from", from);
+			jsonw_uint_field(w, decode__type_name(t), li->by_type[t]);
+	jsonw_end_object(w);
+	jsonw_plain_field(w, "from", from);
 	if (li->output) {
-		jsonw_untrusted(&w, "output", li->output, strlen(li->output) + 1);
-		jsonw_uint_field(&w, "first_seq", li->first_seq);
-		jsonw_uint_field(&w, "last_seq", li->last_seq);
+		jsonw_untrusted(w, "output", li->output, strlen(li->output) + 1);
+		jsonw_uint_field(w, "first_seq", li->first_seq);
+		jsonw_uint_field(w, "last_seq", li->last_seq);
 	}
-	jsonw_end_object(&w);
-	json_end(&w, fc);
+	jsonw_end_object(w);
+	json_end(w, fc);
 }
 
-void json__signal(struct sbuf *sb, const struct fmt_ctx *fc, const struct sig_cause *c)
+static void json_signal(struct jsonw *w, const struct fmt_ctx *fc, const struct record *rec)
 {
+	const struct sig_cause *c = &rec->sig;
 	const struct pgt_signal *r = &c->first;
-	struct jsonw w;
 	char sig[16];
 	unsigned int i;
 
-	json_head(&w, sb, fc, &r->hdr.seq, r->hdr.ts_ns, "signal", false);
-	json_proc_image(&w, fc, "process", &r->proc, &(struct proc_view){
-		.image = c->image, .entry = c->entry, .known = c->known,
-		.entry_inferred = c->entry_inferred, .cg = c->cg });
-	jsonw_plain_field(&w, "signal", decode__signame((int)r->sig, sig, sizeof(sig)));
-	jsonw_plain_field(&w, "scope", decode__scope_name(r->scope));
+	json_head(w, fc, rec, &r->hdr.seq);
+	json_proc_image(w, fc, "process", &r->proc, &rec->views[0]);
+	jsonw_plain_field(w, "signal", decode__signame((int)r->sig, sig, sizeof(sig)));
+	jsonw_plain_field(w, "scope", decode__scope_name(r->scope));
 	/* 0: a failed kill from inside a pid namespace, with no recipient to name it */
 	if (r->scope == PGT_SCOPE_ALL || r->target == 0)
-		jsonw_null_field(&w, "target");
+		jsonw_null_field(w, "target");
 	else
-		jsonw_int_field(&w, "target", r->target);
-	jsonw_plain_field(&w, "cause", decode__cause_name(r->cause));
-	json_tty_name(&w, "tty", r->tty, r->tty_nr);
-	jsonw_int_field(&w, "si_code", r->code);
-	jsonw_bool_field(&w, "fatal", c->flags & PGT_SIG_FATAL);
+		jsonw_int_field(w, "target", r->target);
+	jsonw_plain_field(w, "cause", decode__cause_name(r->cause));
+	json_tty_name(w, "tty", r->tty, r->tty_nr);
+	jsonw_int_field(w, "si_code", r->code);
+	jsonw_bool_field(w, "fatal", c->flags & PGT_SIG_FATAL);
 	if (c->ret < 0)
-		json_error(&w, c->ret);
-	jsonw_name(&w, "recipients");
-	jsonw_start_array(&w);
+		json_error(w, c->ret);
+	jsonw_name(w, "recipients");
+	jsonw_start_array(w);
 	for (i = 0; i < c->nr; i++) {
-		jsonw_start_object(&w);
-		jsonw_uint_field(&w, "pid", c->rcpt[i].pid);
-		jsonw_uint_field(&w, "tid", c->rcpt[i].tid);
-		jsonw_uint_field(&w, "pgid", c->rcpt[i].pgid);
-		jsonw_plain_field(&w, "result", decode__sig_result_name(c->rcpt[i].result));
-		jsonw_end_object(&w);
+		jsonw_start_object(w);
+		jsonw_uint_field(w, "pid", c->rcpt[i].pid);
+		jsonw_uint_field(w, "tid", c->rcpt[i].tid);
+		jsonw_uint_field(w, "pgid", c->rcpt[i].pgid);
+		jsonw_plain_field(w, "result", decode__sig_result_name(c->rcpt[i].result));
+		jsonw_end_object(w);
 	}
-	jsonw_end_array(&w);
-	json_end(&w, fc);
+	jsonw_end_array(w);
+	json_end(w, fc);
 }
 
 static void json_where(struct jsonw *w, const char *key, const struct escape_where *e)
@@ -574,8 +565,9 @@ static void json_link(struct jsonw *w, const struct lineage *l)
 
 /* The login a process descends from, and the ancestors up to it. */
 static void json_origin(struct jsonw *w, const struct fmt_ctx *fc, const struct lineage *self,
-			const struct lineage *entry, const struct pgt_proc *c)
+			const struct proc_view *v, const struct pgt_proc *c)
 {
+	const struct lineage *entry = v->entry;
 	const struct lineage *l;
 	int n;
 
@@ -583,7 +575,7 @@ static void json_origin(struct jsonw *w, const struct fmt_ctx *fc, const struct 
 	jsonw_start_object(w);
 	jsonw_name(w, "entry_leader");
 	if (entry)
-		json_entry(w, fc, entry);
+		json_entry(w, fc, v);
 	else
 		jsonw_null(w);
 	json_id_or_null(w, "auid", c->auid);
@@ -601,43 +593,38 @@ static void json_origin(struct jsonw *w, const struct fmt_ctx *fc, const struct 
 	jsonw_bool_field(w, "lineage_truncated", n == LINEAGE_MAX && l);
 }
 
-void json__escape(struct sbuf *sb, const struct fmt_ctx *fc, const struct escape *e)
+static void json_escape(struct jsonw *w, const struct fmt_ctx *fc, const struct record *r)
 {
-	struct jsonw w;
+	const struct escape *e = &r->esc;
 
-	json_head(&w, sb, fc, &e->seq, e->ts_ns, "escape", true);
-	jsonw_plain_field(&w, "kind", escape__kind_name(e->kind));
-	json_proc_image(&w, fc, "process", &e->proc, &(struct proc_view){
-		.image = e->image, .entry = e->entry, .known = true,
-		.entry_inferred = e->entry_inferred, .cg = e->cg });
-	json_where(&w, "from", &e->from);
-	json_where(&w, "to", &e->to);
+	json_head(w, fc, r, &e->seq);
+	jsonw_plain_field(w, "kind", escape__kind_name(e->kind));
+	json_proc_image(w, fc, "process", &e->proc, &r->views[0]);
+	json_where(w, "from", &e->from);
+	json_where(w, "to", &e->to);
 	if (e->detail[0])
-		jsonw_untrusted(&w, "cgroup", e->detail, sizeof(e->detail));
+		jsonw_untrusted(w, "cgroup", e->detail, sizeof(e->detail));
 	if (e->expected)	/* a rule's name: letters, digits, '.', '_', '-' */
-		jsonw_plain_field(&w, "expected", e->expected);
+		jsonw_plain_field(w, "expected", e->expected);
 	else
-		jsonw_null_field(&w, "expected");
-	json_origin(&w, fc, e->lineage, e->entry, &e->proc);
-	json_end(&w, fc);
+		jsonw_null_field(w, "expected");
+	json_origin(w, fc, e->lineage, &r->views[0], &e->proc);
+	json_end(w, fc);
 }
 
-void json__survivor(struct sbuf *sb, const struct fmt_ctx *fc, const struct mproc *p,
-		    __u64 now_ns)
+static void json_survivor(struct jsonw *w, const struct fmt_ctx *fc, const struct record *r)
 {
-	struct jsonw w;
+	const struct mproc *p = &r->mp.proc;
 
-	json_head(&w, sb, fc, NULL, now_ns, "survivor", false);
-	json_proc_image(&w, fc, "process", &p->ctx, &(struct proc_view){
-		.image = p->lineage ? p->lineage->image : NULL, .entry = p->entry,
-		.known = true, .entry_inferred = p->entry_inferred, .cg = p->cg });
-	jsonw_name(&w, "born");
-	jsonw_start_object(&w);
-	jsonw_uint_field(&w, "sid", p->born_sid);
-	jsonw_uint_field(&w, "pgid", p->born_pgid);
-	jsonw_end_object(&w);
-	json_origin(&w, fc, p->lineage, p->entry, &p->ctx);
-	json_end(&w, fc);
+	json_head(w, fc, r, NULL);
+	json_proc_image(w, fc, "process", &p->ctx, &r->views[0]);
+	jsonw_name(w, "born");
+	jsonw_start_object(w);
+	jsonw_uint_field(w, "sid", p->born_sid);
+	jsonw_uint_field(w, "pgid", p->born_pgid);
+	jsonw_end_object(w);
+	json_origin(w, fc, p->lineage, &r->views[0], &p->ctx);
+	json_end(w, fc);
 }
 
 static const char *correction_name(enum model_note_kind kind)
@@ -646,29 +633,59 @@ static const char *correction_name(enum model_note_kind kind)
 										 : "changed";
 }
 
-void json__correction(struct sbuf *sb, const struct fmt_ctx *fc, const struct model_note *n,
-		      const struct mproc *p, __u64 now_ns)
+static void json_correction(struct jsonw *w, const struct fmt_ctx *fc, const struct record *r)
+{
+	json_head(w, fc, r, NULL);
+	if (r->mp.has_proc)
+		json_proc_image(w, fc, "process", &r->mp.proc.ctx, &r->views[0]);
+	else
+		jsonw_null_field(w, "process");
+	jsonw_uint_field(w, "pid", r->mp.note.pid);
+	jsonw_plain_field(w, "correction", correction_name(r->mp.note.kind));
+	jsonw_bool_field(w, "uncertain", true);
+	json_end(w, fc);
+}
+
+/* The record's JSON, into @w. */
+static void json_write(struct jsonw *w, const struct fmt_ctx *fc, const struct record *r)
+{
+	switch (r->kind) {
+	case RECORD_EVENT:
+		json_event(w, fc, r);
+		break;
+	case RECORD_SIGNAL:
+		json_signal(w, fc, r);
+		break;
+	case RECORD_ESCAPE:
+		json_escape(w, fc, r);
+		break;
+	case RECORD_SURVIVOR:
+		json_survivor(w, fc, r);
+		break;
+	case RECORD_CORRECTION:
+		json_correction(w, fc, r);
+		break;
+	case RECORD_LOST:
+		json_lost(w, fc, r);
+		break;
+	}
+}
+
+void json__record(struct sbuf *sb, const struct fmt_ctx *fc, const struct record *r)
 {
 	struct jsonw w;
 
-	json_head(&w, sb, fc, NULL, now_ns, "correction", false);
-	if (p && n->kind != NOTE_RESYNC_REMOVED)
-		json_proc_image(&w, fc, "process", &p->ctx, &(struct proc_view){
-		.image = p->lineage ? p->lineage->image : NULL, .entry = p->entry,
-		.known = true, .entry_inferred = p->entry_inferred, .cg = p->cg });
-	else
-		jsonw_null_field(&w, "process");
-	jsonw_uint_field(&w, "pid", n->pid);
-	jsonw_plain_field(&w, "correction", correction_name(n->kind));
-	jsonw_bool_field(&w, "uncertain", true);
-	json_end(&w, fc);
+	jsonw_init(&w, sb);
+	json_write(&w, fc, r);
+	sbuf__putc(sb, '\n');
 }
 
-const struct formatter json_formatter = {
-	.event = json__event,
-	.signal = json__signal,
-	.escape = json__escape,
-	.survivor = json__survivor,
-	.correction = json__correction,
-	.lost = json__lost,
-};
+void json__walk(const struct fmt_ctx *fc, const struct record *r, field_fn fn, void *ctx)
+{
+	struct jsonw w;
+
+	jsonw_init_fields(&w, fn, ctx);
+	if (jsonw_is_fields(&w))
+		json_write(&w, fc, r);
+	jsonw_fini(&w);
+}

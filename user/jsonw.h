@@ -6,6 +6,11 @@
  * written after a name is that member's, any other is the next element.
  * Every record format (JSON Lines, ECS), the --tree JSON and --check's
  * JSON are written with it.
+ *
+ * It has a second backend: a writer made by jsonw_init_fields() writes no
+ * bytes, it hands each scalar, with its path, to a callback. The message
+ * sinks (the journal's fields, syslog's structured data) take a record
+ * that way, from the same walk as its JSON, and nothing is parsed back.
  */
 #ifndef __JSONW_H
 #define __JSONW_H
@@ -16,15 +21,55 @@
 
 #define JSONW_MAX_DEPTH	32
 
+/* One scalar of a JSON value, with its place: what jsonw_init_fields() hands over. */
+#define FIELD_DEPTH	8
+
+struct field {
+	const char *path[FIELD_DEPTH];	/* its keys from the top, array indexes in decimal */
+	unsigned int depth;
+	const char *text;	/* the value as JSON has it: a string's UTF-8, a number, true, false */
+	size_t text_len;
+	const char *bytes;	/* a string's exact bytes (those of its "_hex" twin, if it has one) */
+	size_t bytes_len;
+	bool string;
+	bool exact;		/* text is the exact bytes (no twin) */
+};
+
+typedef void (*field_fn)(void *ctx, const struct field *f);
+
+struct jsonw_fields;
+
 struct jsonw {
 	struct sbuf *sb;
 	unsigned int depth;
 	bool after_name;	/* the next value is a member's */
 	bool has_member[JSONW_MAX_DEPTH];	/* a comma before the next */
+	struct jsonw_fields *fields;	/* not NULL: scalars to a callback, no bytes */
 };
 
 /* A writer appending to @sb, at the top level. */
 void jsonw_init(struct jsonw *w, struct sbuf *sb);
+/*
+ * A writer that hands every scalar to @fn, in order, null left out: a
+ * string with a "_hex" twin (bytes that are not UTF-8) comes with both
+ * forms, and the twin as a field of its own too. Deeper than FIELD_DEPTH is
+ * left out. jsonw_fini() frees what it holds.
+ */
+void jsonw_init_fields(struct jsonw *w, field_fn fn, void *ctx);
+void jsonw_fini(struct jsonw *w);
+/* Whether @w hands scalars over rather than writing bytes. */
+static inline bool jsonw_is_fields(const struct jsonw *w)
+{
+	return w->fields;
+}
+
+/* The second backend's side of each call. */
+void jsonw__f_name(struct jsonw *w, const char *name);
+void jsonw__f_scalar(struct jsonw *w, const char *text, size_t len, bool string);
+void jsonw__f_uint(struct jsonw *w, __u64 v);
+void jsonw__f_int(struct jsonw *w, __s64 v);
+void jsonw__f_null(struct jsonw *w);
+void jsonw__f_string(struct jsonw *w, const char *s, size_t max);
 
 /* Before a value or a name: the comma, unless it is the first or a member's value. */
 static inline void jsonw__sep(struct jsonw *w)
@@ -49,6 +94,10 @@ static inline void jsonw_name(struct jsonw *w, const char *name)
 	struct sbuf *sb = w->sb;
 	char *p;
 
+	if (w->fields) {
+		jsonw__f_name(w, name);
+		return;
+	}
 	jsonw__sep(w);
 	w->after_name = true;
 	if (sb->len + len + 4 > sb->cap && !sbuf__grow(sb, len + 3))
@@ -65,6 +114,10 @@ static inline void jsonw_name(struct jsonw *w, const char *name)
 
 static inline void jsonw_uint(struct jsonw *w, __u64 v)
 {
+	if (w->fields) {
+		jsonw__f_uint(w, v);
+		return;
+	}
 	jsonw__sep(w);
 	sbuf__put_u64(w->sb, v);
 }
@@ -77,12 +130,20 @@ static inline void jsonw_uint_field(struct jsonw *w, const char *name, __u64 v)
 
 static inline void jsonw_int(struct jsonw *w, __s64 v)
 {
+	if (w->fields) {
+		jsonw__f_int(w, v);
+		return;
+	}
 	jsonw__sep(w);
 	sbuf__put_s64(w->sb, v);
 }
 
 static inline void jsonw_bool(struct jsonw *w, bool v)
 {
+	if (w->fields) {
+		jsonw__f_scalar(w, v ? "true" : "false", v ? 4 : 5, false);
+		return;
+	}
 	jsonw__sep(w);
 	if (v)
 		sbuf__put(w->sb, "true", 4);
@@ -92,6 +153,10 @@ static inline void jsonw_bool(struct jsonw *w, bool v)
 
 static inline void jsonw_null(struct jsonw *w)
 {
+	if (w->fields) {
+		jsonw__f_null(w);
+		return;
+	}
 	jsonw__sep(w);
 	sbuf__put(w->sb, "null", 4);
 }
@@ -105,6 +170,10 @@ static inline void jsonw_plain(struct jsonw *w, const char *s)
 	size_t len = strlen(s);
 	struct sbuf *sb = w->sb;
 
+	if (w->fields) {
+		jsonw__f_scalar(w, s, len, true);
+		return;
+	}
 	jsonw__sep(w);
 	if (sb->len + len + 3 > sb->cap && !sbuf__grow(sb, len + 2))
 		return;
@@ -124,6 +193,10 @@ static inline void jsonw_plain_field(struct jsonw *w, const char *name, const ch
 /* A trusted string (a name of ours), escaped all the same. */
 static inline void jsonw_string(struct jsonw *w, const char *s)
 {
+	if (w->fields) {
+		jsonw__f_string(w, s, strlen(s) + 1);
+		return;
+	}
 	jsonw__sep(w);
 	sbuf__put_json_str(w->sb, s, strlen(s) + 1);
 }
@@ -133,9 +206,9 @@ static inline void jsonw_string(struct jsonw *w, const char *s)
  * "NAME_hex" follows with them in hex. Only as a member (@name).
  */
 void jsonw_untrusted(struct jsonw *w, const char *name, const char *s, size_t max);
-/* Bytes that are already one JSON value (a record written by this writer). */
 /* As jsonw_untrusted(), for an array of runs: "name_hex" is an array too. */
 void jsonw_untrusted_array(struct jsonw *w, const char *name, const struct span *v, size_t n);
+/* Bytes that are already one JSON value; nothing for the second backend. */
 void jsonw_raw(struct jsonw *w, const char *json, size_t len);
 
 /* name and value in one call. */

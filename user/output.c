@@ -11,7 +11,6 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include "clock.h"
-#include "ecs.h"
 #include "loss.h"
 #include "output.h"
 
@@ -22,11 +21,12 @@
 #define DRAIN_NS	2000000000ULL	/* at the end: how long the queues may take to go */
 
 /*
- * A formatted line waiting for its turn: lines are written in the order of
- * the kernel records they come from (key), and a signal cause still being
- * gathered holds back every line after its first record. The lines' bytes
- * are in one buffer (held_bytes), their entries in one array by key: a
- * malloc per line cost a third of a replay's time.
+ * A record waiting for its turn: records are written in the order of the
+ * kernel records they come from (key), and a signal cause still being
+ * gathered holds back every record after its first. The typed records are
+ * in one buffer (the arena), their entries in one array by key: a malloc
+ * per record cost a third of a replay's time. A record is formatted when
+ * its turn comes, its seq known, once per channel.
  */
 enum line_role {
 	LINE_CAUSE,		/* a record of its own, which derived ones may name */
@@ -36,8 +36,7 @@ enum line_role {
 
 struct held_line {
 	__u64 key;
-	size_t off, len;	/* in held_bytes */
-	size_t json_len;	/* a message sink's: the JSON line, before the text line */
+	size_t off, len;	/* in the arena */
 	enum line_role role;
 };
 
@@ -72,11 +71,10 @@ struct channel {
 	bool fifo;		/* -o names a FIFO: opened again when a reader comes */
 	bool offline;		/* --replay: nothing is lost while the reader is slow, it waits */
 	bool json;
-	const struct formatter *fmt;	/* json_formatter, ecs_formatter or text_formatter */
-	bool ecs;		/* JSON lines as ECS documents */
+	record_fmt fmt;		/* json__record, ecs__record or text__record */
 	bool own_fd;
 	int err;		/* the error that ended it, as -errno */
-	/* A message sink: each record as its JSON and its text line, one send each. */
+	/* A message sink: each record, one send each. */
 	const struct sink_ops *sink;
 	void *sink_ctx;
 	struct fmt_ctx fc;
@@ -93,23 +91,28 @@ struct channel {
 	__u64 retry_at;		/* a full disk, a FIFO with no reader: next try */
 	bool stall_said;	/* said on stderr, until the queue is empty again */
 	struct loss lost;
-	struct held_line *held;	/* by key, oldest first */
-	size_t nheld, held_cap;
-	struct sbuf held_bytes;	/* the held lines' bytes, formatted in place */
-	struct sbuf spare;	/* held_bytes' other half, for compacting */
-	__u64 hold_from;	/* lines with a key from here on wait */
-	__u64 last_key;		/* the newest key: where keyless records go */
-	__u64 next_seq;		/* the seq of the next record written */
-	struct written *written;	/* a ring of WRITTEN_MAX, newest at written_at - 1 */
-	size_t written_at, nwritten;
 };
 
 #define OUT_CHANNELS	4
 
-/* Every channel gets every record, formatted its own way, in the same order. */
+/*
+ * Every channel gets every record, formatted its own way, in the same
+ * order, with the same seq.
+ */
 struct output {
 	struct channel ch[OUT_CHANNELS];
 	unsigned int n;
+	const struct model *model;	/* what records' processes run; NULL: unknown */
+	bool views;		/* a channel writes what the model knows (not text alone) */
+	struct held_line *held;	/* by key, oldest first */
+	size_t nheld, held_cap;
+	struct sbuf arena;	/* the held records */
+	struct sbuf spare;	/* the arena's other half, for compacting */
+	__u64 hold_from;	/* records with a key from here on wait */
+	__u64 last_key;		/* the newest key: where keyless records go */
+	__u64 next_seq;		/* the seq of the next record written */
+	struct written *written;	/* a ring of WRITTEN_MAX, newest at written_at - 1 */
+	size_t written_at, nwritten;
 };
 
 /* The key of a record made in user space: each channel's newest. */
@@ -198,7 +201,6 @@ int output__reopen(struct output *o)
 
 static void channel_init(struct channel *c, const struct output_cfg *cfg)
 {
-	c->hold_from = (__u64)-1;
 	c->fc.boot_to_real_ns = (__s64)(clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_BOOTTIME));
 	c->fc.utc = cfg->utc;
 	c->tfc = c->fc;
@@ -214,13 +216,14 @@ struct output *output__open(const struct output_cfg *cfg)
 		fprintf(stderr, "pgrptrace: cannot allocate output: %s\n", strerror(errno));
 		return NULL;
 	}
+	o->hold_from = (__u64)-1;
 	if (cfg->no_stream)
 		return o;
 	c = &o->ch[o->n++];
 	channel_init(c, cfg);
 	c->json = cfg->json || cfg->ecs;
-	c->fmt = cfg->ecs ? &ecs_formatter : c->json ? &json_formatter : &text_formatter;
-	c->ecs = cfg->ecs;
+	c->fmt = cfg->ecs ? ecs__record : c->json ? json__record : text__record;
+	o->views = c->json;
 	c->path = cfg->path;
 	c->name = cfg->path ?: "output";
 	c->fd = STDOUT_FILENO;
@@ -273,18 +276,17 @@ int output__add_sink(struct output *o, const struct output_cfg *cfg, const struc
 	c = &o->ch[o->n++];
 	channel_init(c, cfg);
 	c->json = true;
-	c->fmt = &json_formatter;
+	c->fmt = json__record;
+	o->views = true;
 	c->sink = ops;
 	c->sink_ctx = ctx;
 	c->name = ops->name;
 	c->fd = -1;
-	/* The other channels' model, host and clock. */
+	/* The other channels' host and clock. */
 	if (o->n > 1) {
 		c->fc.host = o->ch[0].fc.host;
-		c->fc.model = o->ch[0].fc.model;
 		c->fc.boot_to_real_ns = o->ch[0].fc.boot_to_real_ns;
 		c->tfc.host = c->fc.host;
-		c->tfc.model = c->fc.model;
 		c->tfc.boot_to_real_ns = c->fc.boot_to_real_ns;
 	}
 	return 0;
@@ -310,10 +312,7 @@ void output__set_host(struct output *o, const struct host_id *host)
 
 void output__set_model(struct output *o, const struct model *m)
 {
-	struct channel *c;
-
-	FOR_EACH_CHANNEL(o, c)
-		c->fc.model = c->tfc.model = m;
+	o->model = m;
 }
 
 void output__start(struct output *o)
@@ -324,65 +323,69 @@ void output__start(struct output *o)
 		text__header(&c->pending, &c->fc);
 }
 
-/*
- * The line formatted at @off of held_bytes, up to its end, into the queue
- * by key; most lines come in order and go at the tail.
- */
-static void commit_line(struct channel *c, __u64 key, size_t off, size_t json_len,
-			enum line_role role)
+/* Whether any channel still takes records. */
+static bool any_alive(const struct output *o)
 {
-	struct held_line *h;
-	size_t i;
+	unsigned int i;
 
-	if (key == KEY_LAST)
-		key = c->last_key;
-	if (c->nheld == c->held_cap) {
-		size_t cap = c->held_cap ? c->held_cap * 2 : 256;
+	for (i = 0; i < o->n; i++)
+		if (!o->ch[i].err)
+			return true;
+	return false;
+}
 
-		h = realloc(c->held, cap * sizeof(*h));
-		if (!h) {
-			c->err = c->err ?: -ENOMEM;
-			return;
-		}
-		c->held = h;
-		c->held_cap = cap;
-	}
-	if (c->held_bytes.oom) {
-		c->err = c->err ?: -ENOMEM;
-		return;
-	}
-	if (key > c->last_key)
-		c->last_key = key;
-	/* After the lines of lower keys; a record before the others of its key. */
-	for (i = c->nheld; i > 0 && (c->held[i - 1].key > key ||
-				     (c->held[i - 1].key == key && role == LINE_CAUSE &&
-				      c->held[i - 1].role != LINE_CAUSE)); i--)
-		;
-	memmove(&c->held[i + 1], &c->held[i], (c->nheld - i) * sizeof(*c->held));
-	c->held[i] = (struct held_line){ key, off, c->held_bytes.len - off, json_len, role };
-	c->nheld++;
+/* Out of memory: every channel ends. */
+static void all_failed(struct output *o, int err)
+{
+	struct channel *c;
+
+	FOR_EACH_CHANNEL(o, c)
+		c->err = c->err ?: err;
 }
 
 /*
- * One record into every working channel: formatted by the channel's
- * formatter (and, for a message sink, as a text line after it), then queued.
+ * @r into the queue by @key (its references with it); most records come in
+ * order and go at the tail.
  */
-#define FORMAT_ALL(o, key, role, method, ...)						\
-	do {										\
-		struct channel *c_;							\
-		size_t off_, json_len_;							\
-											\
-		FOR_EACH_CHANNEL(o, c_) {						\
-			if (c_->err)							\
-				continue;						\
-			off_ = c_->held_bytes.len;					\
-			c_->fmt->method(&c_->held_bytes, &c_->fc, __VA_ARGS__);	\
-			json_len_ = c_->held_bytes.len - off_;				\
-			if (c_->sink)							\
-				text_formatter.method(&c_->held_bytes, &c_->tfc, __VA_ARGS__); \
-			commit_line(c_, key, off_, c_->sink ? json_len_ : 0, role);	\
-		}									\
-	} while (0)
+static void enqueue(struct output *o, __u64 key, enum line_role role, struct record *r)
+{
+	struct held_line *h;
+	size_t i, off;
+
+	if (!any_alive(o)) {
+		record__release(r);
+		return;
+	}
+	if (key == KEY_LAST)
+		key = o->last_key;
+	if (o->nheld == o->held_cap) {
+		size_t cap = o->held_cap ? o->held_cap * 2 : 256;
+
+		h = realloc(o->held, cap * sizeof(*h));
+		if (!h) {
+			record__release(r);
+			all_failed(o, -ENOMEM);
+			return;
+		}
+		o->held = h;
+		o->held_cap = cap;
+	}
+	off = record__hold(r, &o->arena);
+	if (off == (size_t)-1) {
+		all_failed(o, -ENOMEM);
+		return;
+	}
+	if (key > o->last_key)
+		o->last_key = key;
+	/* After the records of lower keys; a record before the others of its key. */
+	for (i = o->nheld; i > 0 && (o->held[i - 1].key > key ||
+				     (o->held[i - 1].key == key && role == LINE_CAUSE &&
+				      o->held[i - 1].role != LINE_CAUSE)); i--)
+		;
+	memmove(&o->held[i + 1], &o->held[i], (o->nheld - i) * sizeof(*o->held));
+	o->held[i] = (struct held_line){ key, off, o->arena.len - off, role };
+	o->nheld++;
+}
 
 /* Bytes of whole lines waiting to be written. */
 static size_t queued(const struct channel *c)
@@ -399,251 +402,208 @@ static void lose(struct channel *c, __u64 seq)
 		c->lost.said = true;
 	}
 	loss__add(&c->lost, true, seq, clock_ns(CLOCK_BOOTTIME));
-	c->next_seq++;
-}
-
-/* @len bytes into the queue, which is written first if it would grow past a batch. */
-static void pend(struct channel *c, const char *buf, size_t len)
-{
-	if (queued(c) + len > OUT_BATCH)
-		flush_pending(c);
-	sbuf__put(&c->pending, buf, len);
-}
-
-/* One placeholder "0" of a line, at @at, and what replaces it. */
-struct splice {
-	size_t at;
-	__u64 value;
-	bool null;
-};
-
-/* @len bytes of @buf into @to with the placeholders of @sp (in order) replaced. */
-static void put_spliced(struct sbuf *to, const char *buf, size_t len, const struct splice *sp,
-			unsigned int n)
-{
-	size_t from = 0;
-	unsigned int i;
-
-	for (i = 0; i < n; i++) {
-		sbuf__put(to, buf + from, sp[i].at - from);
-		if (sp[i].null)
-			sbuf__puts(to, "null");
-		else
-			sbuf__put_u64(to, sp[i].value);
-		from = sp[i].at + 1;
-	}
-	sbuf__put(to, buf + from, len - from);
 }
 
 /* The seq of the latest record written with @key, if it is still known. */
-static bool cause_seq(const struct channel *c, __u64 key, __u64 *seq)
+static bool cause_seq(const struct output *o, __u64 key, __u64 *seq)
 {
 	size_t i, at;
 
-	for (i = 0; i < c->nwritten; i++) {
-		at = (c->written_at + WRITTEN_MAX - 1 - i) % WRITTEN_MAX;
-		if (c->written[at].key == key) {
-			*seq = c->written[at].seq;
+	for (i = 0; i < o->nwritten; i++) {
+		at = (o->written_at + WRITTEN_MAX - 1 - i) % WRITTEN_MAX;
+		if (o->written[at].key == key) {
+			*seq = o->written[at].seq;
 			return true;
 		}
 	}
 	return false;
 }
 
-static void remember(struct channel *c, __u64 key, __u64 seq)
+static void remember(struct output *o, __u64 key, __u64 seq)
 {
-	if (!c->written) {
-		c->written = calloc(WRITTEN_MAX, sizeof(*c->written));
-		if (!c->written)
+	if (!o->written) {
+		o->written = calloc(WRITTEN_MAX, sizeof(*o->written));
+		if (!o->written)
 			return;		/* derived records then say null */
 	}
-	c->written[c->written_at] = (struct written){ key, seq };
-	c->written_at = (c->written_at + 1) % WRITTEN_MAX;
-	if (c->nwritten < WRITTEN_MAX)
-		c->nwritten++;
+	o->written[o->written_at] = (struct written){ key, seq };
+	o->written_at = (o->written_at + 1) % WRITTEN_MAX;
+	if (o->nwritten < WRITTEN_MAX)
+		o->nwritten++;
 }
 
-/* A message sink's record: its JSON (seq spliced in @c->pending) and its text line. */
-static void send_message(struct channel *c, const struct held_line *h)
+/* A message sink's record: the sink formats what it sends. */
+static void send_message(struct channel *c, const struct record *r)
 {
-	const char *text = c->held_bytes.buf + h->off + h->json_len;
-	size_t tlen = h->len - h->json_len;
-	struct sink_msg m = {
-		.json = c->pending.buf, .json_len = c->pending.len,
-		.text = text, .text_len = tlen,
-	};
-	int err;
+	struct sink_msg m = { .rec = r, .fc = &c->fc, .tfc = &c->tfc };
+	int err = c->sink->send(c->sink_ctx, &m);
 
-	/* Without their newlines: a message is one record. */
-	if (m.json_len && m.json[m.json_len - 1] == '\n')
-		m.json_len--;
-	if (m.text_len && m.text[m.text_len - 1] == '\n')
-		m.text_len--;
-	err = c->sink->send(c->sink_ctx, &m);
 	if (err)
 		c->err = err;
-	sbuf__reset(&c->pending);
 }
 
 /*
- * A line's turn: its seq spliced in where the placeholder "0" after
- * {"schema":3,"seq": stands (with --ecs, also after "sequence":), a derived
- * record's cause's seq (or null) where its "cause_seq" placeholder stands,
- * then into the next write (or, for a message sink, sent).
+ * @r formatted at the end of the channel's queue. No room: lost. Once
+ * losing, every record is, until the loss is told: a smaller record that
+ * would fit must not split the gap in two.
  */
-static void emit(struct channel *c, const struct held_line *h)
+static void emit(struct channel *c, const struct record *r)
 {
-	static const char native[] = ECS_NATIVE_KEY PGT_JSON_HEAD;
-	const char *buf = c->held_bytes.buf + h->off, *ecs_seq, *rec, *cause;
-	struct splice sp[3] = {};
-	size_t len = c->sink ? h->json_len : h->len;
-	unsigned int n = 0;
-	__u64 seq = c->next_seq;
+	size_t before = c->pending.len;
 
-	if (!c->sink && c->offline && queued(c) + len + 60 > c->qmax)
-		flush_pending(c);	/* a replay waits for its reader */
-	/*
-	 * No room: lost. Once losing, every record is, until the loss is told:
-	 * a smaller record that would fit must not split the gap in two.
-	 */
-	if (!c->sink && (c->lost.n || queued(c) + len + 60 > c->qmax)) {	/* 60: numbers */
-		lose(c, seq);
+	if (c->sink) {
+		send_message(c, r);
 		return;
 	}
-	if (!c->sink && c->pending.len - c->head + len + 60 > OUT_BATCH)
-		flush_pending(c);
-	if (!c->json) {
-		pend(c, buf, len);
-		c->next_seq++;		/* the same records as the JSON outputs */
+	if (c->lost.n) {
+		lose(c, r->seq);
 		return;
 	}
-	if (c->ecs) {
-		/* Keys of ours: no escaped string can hold them. */
-		ecs_seq = memmem(buf, len, ECS_SEQ_KEY, sizeof(ECS_SEQ_KEY) - 1);
-		rec = memmem(buf, len, native, sizeof(native) - 1);
-		if (!ecs_seq || !rec || rec < ecs_seq) {
-			c->err = c->err ?: -EINVAL;	/* not a document ecs.c wrote */
-			return;
-		}
-		sp[n++] = (struct splice){ (size_t)(ecs_seq - buf) + sizeof(ECS_SEQ_KEY) - 1, seq,
-					   false };
-		sp[n++] = (struct splice){ (size_t)(rec - buf) + sizeof(ECS_NATIVE_KEY) - 1 +
-					   PGT_JSON_SEQ_AT, seq, false };
-	} else {
-		rec = buf;
-		sp[n++] = (struct splice){ PGT_JSON_SEQ_AT, seq, false };
-	}
-	if (h->role == LINE_DERIVED) {
-		cause = memmem(rec, len - (size_t)(rec - buf), PGT_JSON_CAUSE_KEY,
-			       sizeof(PGT_JSON_CAUSE_KEY) - 1);
-		if (!cause) {
-			c->err = c->err ?: -EINVAL;	/* not a record json.c wrote */
-			return;
-		}
-		sp[n].at = (size_t)(cause - buf) + sizeof(PGT_JSON_CAUSE_KEY) - 3;
-		sp[n].null = !cause_seq(c, h->key, &sp[n].value);
-		n++;
-	}
-	put_spliced(&c->pending, buf, len, sp, n);
-	if (h->role == LINE_CAUSE)
-		remember(c, h->key, seq);
-	c->next_seq++;
-	if (c->sink)
-		send_message(c, h);
-}
-
-/*
- * Write out, in order, the lines whose turn has come. The bytes of the lines
- * still held move to the front of the buffer once they are the lesser part.
- */
-static void release(struct channel *c, __u64 before)
-{
-	size_t n, i, live = 0;
-	struct sbuf keep = {};
-
-	for (n = 0; n < c->nheld && c->held[n].key < before; n++)
-		if (!c->err)
-			emit(c, &c->held[n]);
-	if (!n)
-		return;
-	c->nheld -= n;
-	memmove(c->held, c->held + n, c->nheld * sizeof(*c->held));
-	if (!c->nheld) {
-		sbuf__reset(&c->held_bytes);
-		return;
-	}
-	for (i = 0; i < c->nheld; i++)
-		live += c->held[i].len;
-	if (live * 2 > c->held_bytes.len)
-		return;
-	sbuf__reset(&c->spare);
-	for (i = 0; i < c->nheld; i++) {
-		struct held_line *h = &c->held[i];
-
-		sbuf__put(&c->spare, c->held_bytes.buf + h->off, h->len);
-		h->off = c->spare.len - h->len;
-	}
-	if (c->spare.oom) {
+	c->fmt(&c->pending, &c->fc, r);
+	if (c->pending.oom) {
 		c->err = c->err ?: -ENOMEM;
 		return;
 	}
-	keep = c->held_bytes;
-	c->held_bytes = c->spare;
-	c->spare = keep;
-	sbuf__reset(&c->spare);
+	if (c->offline && queued(c) > c->qmax)
+		flush_pending(c);	/* a replay waits for its reader */
+	if (queued(c) > c->qmax) {
+		c->pending.len = before;
+		c->pending.buf[before] = '\0';
+		lose(c, r->seq);
+		return;
+	}
+	if (queued(c) > OUT_BATCH)
+		flush_pending(c);
+}
+
+/* A record's turn: its seq, its cause's, then into every channel. */
+static void emit_all(struct output *o, const struct held_line *h)
+{
+	struct record *r = record__at(&o->arena, h->off);
+	struct channel *c;
+
+	r->seq = o->next_seq++;
+	if (h->role == LINE_DERIVED)
+		r->has_cause_seq = cause_seq(o, h->key, &r->cause_seq);
+	FOR_EACH_CHANNEL(o, c)
+		if (!c->err)
+			emit(c, r);
+	if (h->role == LINE_CAUSE)
+		remember(o, h->key, r->seq);
+	record__release(r);
+}
+
+/*
+ * Write out, in order, the records whose turn has come. The records still
+ * held move to the front of the arena once they are the lesser part.
+ */
+static void release(struct output *o, __u64 before)
+{
+	size_t n, i, live = 0, off;
+	struct sbuf keep = {};
+
+	for (n = 0; n < o->nheld && o->held[n].key < before; n++)
+		emit_all(o, &o->held[n]);
+	if (!n)
+		return;
+	o->nheld -= n;
+	memmove(o->held, o->held + n, o->nheld * sizeof(*o->held));
+	if (!o->nheld) {
+		sbuf__reset(&o->arena);
+		return;
+	}
+	for (i = 0; i < o->nheld; i++)
+		live += o->held[i].len;
+	if (live * 2 > o->arena.len)
+		return;
+	sbuf__reset(&o->spare);
+	for (i = 0; i < o->nheld; i++) {
+		struct held_line *h = &o->held[i];
+
+		off = (o->spare.len + 7) & ~(size_t)7;
+		if (!sbuf__grow(&o->spare, off + h->len - o->spare.len))
+			break;
+		memcpy(o->spare.buf + off, o->arena.buf + h->off, h->len);
+		o->spare.len = off + h->len;
+		h->off = off;
+	}
+	if (o->spare.oom) {
+		all_failed(o, -ENOMEM);
+		return;
+	}
+	keep = o->arena;
+	o->arena = o->spare;
+	o->spare = keep;
+	sbuf__reset(&o->spare);
 }
 
 size_t output__held(const struct output *o)
 {
-	size_t most = 0, i;
-
-	for (i = 0; i < o->n; i++)
-		if (o->ch[i].held_bytes.len > most)
-			most = o->ch[i].held_bytes.len;
-	return most;
+	return o->arena.len;
 }
 
 void output__hold(struct output *o, __u64 kseq)
 {
-	struct channel *c;
+	o->hold_from = kseq;
+}
 
-	FOR_EACH_CHANNEL(o, c)
-		c->hold_from = kseq;
+/* The model's knowledge, for the channels that write it. */
+static const struct model *model_for(const struct output *o)
+{
+	return o->views ? o->model : NULL;
 }
 
 void output__event(struct output *o, const struct pgt_event *ev)
 {
+	struct record r;
+
 	/* Reaps and snapshot records feed the model; they are not events. */
 	if (ev->hdr->type == PGT_REAP || ev->hdr->type == PGT_SNAP ||
 	    ev->hdr->type == PGT_SIGNAL)
 		return;
-	FORMAT_ALL(o, ev->hdr->seq, ev->notes & EV_DERIVED ? LINE_DERIVED : LINE_CAUSE, event, ev);
+	record__event(&r, model_for(o), ev);
+	enqueue(o, ev->hdr->seq, r.derived ? LINE_DERIVED : LINE_CAUSE, &r);
 }
 
 void output__signal(struct output *o, const struct sig_cause *c)
 {
-	FORMAT_ALL(o, c->first.hdr.seq, LINE_CAUSE, signal, c);
+	struct record r;
+
+	record__signal(&r, model_for(o), c);
+	enqueue(o, c->first.hdr.seq, LINE_CAUSE, &r);
 }
 
 void output__escape(struct output *o, const struct escape *e)
 {
-	FORMAT_ALL(o, e->seq, LINE_DERIVED, escape, e);
+	struct record r;
+
+	record__escape(&r, model_for(o), e);
+	enqueue(o, e->seq, LINE_DERIVED, &r);
 }
 
 void output__survivor(struct output *o, const struct mproc *p, __u64 now_ns)
 {
-	FORMAT_ALL(o, KEY_LAST, LINE_LATE, survivor, p, now_ns);
+	struct record r;
+
+	record__survivor(&r, model_for(o), p, now_ns);
+	enqueue(o, KEY_LAST, LINE_LATE, &r);
 }
 
 void output__correction(struct output *o, const struct model_note *n, const struct mproc *p,
 			__u64 now_ns)
 {
-	FORMAT_ALL(o, KEY_LAST, LINE_LATE, correction, n, p, now_ns);
+	struct record r;
+
+	record__correction(&r, model_for(o), n, p, now_ns);
+	enqueue(o, KEY_LAST, LINE_LATE, &r);
 }
 
 void output__lost(struct output *o, const struct lost_info *li)
 {
-	FORMAT_ALL(o, KEY_LAST, LINE_LATE, lost, li);
+	struct record r;
+
+	record__lost(&r, li);
+	enqueue(o, KEY_LAST, LINE_LATE, &r);
 }
 
 /*
@@ -818,7 +778,7 @@ static void tell_losses(struct output *o, bool at_end)
 		li.last_seq = c->lost.last;
 		loss__told(&c->lost);
 		c->lost.said = false;	/* a new overflow is said again */
-		FORMAT_ALL(o, KEY_LAST, LINE_LATE, lost, &li);
+		output__lost(o, &li);
 	}
 }
 
@@ -836,9 +796,9 @@ int output__flush(struct output *o)
 	int before, err = 0, alive = 0;
 
 	tell_losses(o, false);
+	release(o, o->hold_from);
 	FOR_EACH_CHANNEL(o, c) {
 		before = c->err;
-		release(c, c->hold_from);
 		flush_pending(c);
 		said_failure(c, before);
 		if (!c->err)
@@ -857,10 +817,12 @@ void output__raw(struct output *o, const struct sbuf *sb)
 
 	if (!c || c->err || !sb->len)
 		return;
-	release(c, (__u64)-1);
+	release(o, (__u64)-1);
 	if (queued(c) + sb->len > c->qmax)
 		return;		/* a tree while the reader is away: the next replaces it */
-	pend(c, sb->buf, sb->len);
+	if (queued(c) + sb->len > OUT_BATCH)
+		flush_pending(c);
+	sbuf__put(&c->pending, sb->buf, sb->len);
 }
 
 int output__error(const struct output *o)
@@ -937,8 +899,7 @@ unsigned long long output__close(struct output *o)
 		return 0;
 	/* Losses not yet told: every output gets the record, if it has room. */
 	tell_losses(o, true);
-	FOR_EACH_CHANNEL(o, c)
-		release(c, (__u64)-1);
+	release(o, (__u64)-1);
 	drain_all(o);
 	FOR_EACH_CHANNEL(o, c) {
 		before = c->err;
@@ -953,11 +914,11 @@ unsigned long long output__close(struct output *o)
 		if (c->sink && c->sink->close)
 			c->sink->close(c->sink_ctx);
 		sbuf__free(&c->pending);
-		sbuf__free(&c->held_bytes);
-		sbuf__free(&c->spare);
-		free(c->held);
-		free(c->written);
 	}
+	sbuf__free(&o->arena);
+	sbuf__free(&o->spare);
+	free(o->held);
+	free(o->written);
 	free(o);
 	return lost;
 }

@@ -1,21 +1,21 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * A message sink: an output that takes one record at a time (the journal,
- * syslog) rather than a stream of lines. It gets each record whole, as
- * JSON (seq and cause_seq filled in) and as its text line.
+ * syslog, the full-screen view) rather than a stream of lines. It gets
+ * each record typed, and formats what it sends itself.
  */
 #ifndef __SINK_H
 #define __SINK_H
 
 #include <stdbool.h>
 #include <stddef.h>
-#include <jansson.h>
+#include "format.h"
 
+/* One record, and how the sink's channel writes times and names the host. */
 struct sink_msg {
-	const char *json;	/* one JSON record, without its newline */
-	size_t json_len;
-	const char *text;	/* the same record as a text line, without its newline */
-	size_t text_len;
+	const struct record *rec;	/* seq and cause_seq set */
+	const struct fmt_ctx *fc;	/* for its JSON (json__record(), json__walk()) */
+	const struct fmt_ctx *tfc;	/* for its text line (text__record()) */
 };
 
 struct sink_ops {
@@ -28,28 +28,10 @@ struct sink_ops {
 	void (*close)(void *ctx);
 };
 
-/* One scalar of a record, found by sink__walk(). */
-#define SINK_DEPTH	8
-
-struct sink_scalar {
-	const char *path[SINK_DEPTH];	/* its keys from the top, array indexes in decimal */
-	unsigned int depth;
-	const char *text;	/* the value as JSON has it: a string's UTF-8, a number, true, false */
-	size_t text_len;
-	const char *bytes;	/* a string's exact bytes: from its "_hex" twin if it has one */
-	size_t bytes_len;
-	bool string;
-	bool exact;		/* text is the exact bytes (no twin) */
-};
-
-/*
- * Every scalar of @root in order, null left out. A string with a "_hex" twin
- * (bytes that are not UTF-8) comes with both forms, and the twin comes as a
- * scalar of its own too. Deeper than SINK_DEPTH is left out.
- */
-void sink__walk(json_t *root, void (*fn)(void *ctx, const struct sink_scalar *s), void *ctx);
-
 /* The syslog severity (and journal PRIORITY) of a record of kind @event. */
 int sink__severity(const char *event);
+
+/* @m's record as one line of @fmt, without its newline, into @sb (reset first). */
+void sink__line(struct sbuf *sb, const struct sink_msg *m, record_fmt fmt, bool text);
 
 #endif /* __SINK_H */

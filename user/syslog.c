@@ -11,7 +11,6 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
-#include <jansson.h>
 #include "clock.h"
 #include "loss.h"
 #include "sbuf.h"
@@ -236,7 +235,7 @@ static void put_hex(struct sbuf *sb, const char *v, size_t len)
 struct sd_build {
 	struct sbuf *main;	/* [pgrptrace@PEN ...]: the record's own scalars */
 	struct sbuf *rest;	/* the elements of its objects, one after another */
-	const char *open;	/* the object whose element is open in rest */
+	char open[64];		/* the object whose element is open in rest, "" if none */
 };
 
 static bool is_index(const char *s)
@@ -245,7 +244,7 @@ static bool is_index(const char *s)
 }
 
 /* A name's path joined with '.', from component @from; false if longer than an SD-NAME. */
-static bool sd_name(char *name, const struct sink_scalar *s, unsigned int from, const char *suffix)
+static bool sd_name(char *name, const struct field *s, unsigned int from, const char *suffix)
 {
 	size_t len = 0, n;
 	unsigned int d;
@@ -266,7 +265,7 @@ static bool sd_name(char *name, const struct sink_scalar *s, unsigned int from, 
 	return true;
 }
 
-static void sd_scalar(void *ctx, const struct sink_scalar *s)
+static void sd_scalar(void *ctx, const struct field *s)
 {
 	struct sd_build *b = ctx;
 	char name[SD_NAME_MAX + 1];
@@ -276,10 +275,10 @@ static void sd_scalar(void *ctx, const struct sink_scalar *s)
 	bool control = false;
 	size_t i;
 
-	if (object && (!b->open || strcmp(b->open, s->path[0]))) {
-		if (b->open)
+	if (object && strcmp(b->open, s->path[0])) {
+		if (b->open[0])
 			sbuf__putc(b->rest, ']');
-		b->open = s->path[0];
+		snprintf(b->open, sizeof(b->open), "%s", s->path[0]);
 		sbuf__printf(b->rest, "[%s@" SYSLOG_PEN, s->path[0]);
 	}
 	/* Our schema's names fit; a longer one would be left out (the MSG has the line). */
@@ -313,30 +312,28 @@ static void put_header(struct sbuf *sb, int facility, const char *event, const c
 }
 
 void syslog__format(struct sbuf *sb, int facility, const char *host, const char *procid,
-		    const struct sink_msg *m, unsigned long long *seq, bool *has_seq)
+		    const struct sink_msg *m)
 {
-	json_t *root = json_loadb(m->json, m->json_len, 0, NULL);
-	const char *event = json_string_value(json_object_get(root, "event"));
-	json_t *jseq = json_object_get(root, "seq");
-	struct sbuf rest = {};
+	const char *event = record__name(m->rec);
+	struct sbuf rest = {}, text = {};
 	struct sd_build b = { .main = sb, .rest = &rest };
+	char time[64];
 
-	*has_seq = json_is_integer(jseq);
-	*seq = *has_seq ? (unsigned long long)json_integer_value(jseq) : 0;
-	put_header(sb, facility, event, json_string_value(json_object_get(root, "time")), host,
-		   procid);
+	fmt__rfc3339(m->fc, m->rec->ts_ns, time, sizeof(time));
+	put_header(sb, facility, event, time, host, procid);
 	sbuf__puts(sb, " [pgrptrace@" SYSLOG_PEN);
-	sink__walk(root, sd_scalar, &b);
+	json__walk(m->fc, m->rec, sd_scalar, &b);
 	sbuf__putc(sb, ']');
-	if (b.open)
+	if (b.open[0])
 		sbuf__putc(&rest, ']');
 	sbuf__put(sb, rest.buf, rest.len);
 	sbuf__free(&rest);
-	json_decref(root);
-	if (m->text_len) {
+	sink__line(&text, m, text__record, true);
+	if (text.len) {
 		sbuf__putc(sb, ' ');
-		sbuf__put(sb, m->text, m->text_len);
+		sbuf__put(sb, text.buf, text.len);
 	}
+	sbuf__free(&text);
 }
 
 /* ---- The connection ---- */
@@ -613,13 +610,13 @@ static void count_lost(struct syslog *sl, unsigned long long seq, bool has_seq)
 static int syslog_send(void *ctx, const struct sink_msg *m)
 {
 	struct syslog *sl = ctx;
-	unsigned long long seq;
-	bool has_seq;
+	unsigned long long seq = m->rec->seq;
+	bool has_seq = true;
 	size_t need;
 
 	pump(sl);
 	sbuf__reset(&sl->msg);
-	syslog__format(&sl->msg, sl->facility, sl->host, sl->procid, m, &seq, &has_seq);
+	syslog__format(&sl->msg, sl->facility, sl->host, sl->procid, m);
 	if (sl->msg.oom)
 		return -ENOMEM;
 	need = sl->msg.len + 24;

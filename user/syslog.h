@@ -47,6 +47,6 @@ void syslog__free(struct syslog *sl);
  */
 struct sbuf;
 void syslog__format(struct sbuf *sb, int facility, const char *host, const char *procid,
-		    const struct sink_msg *m, unsigned long long *seq, bool *has_seq);
+		    const struct sink_msg *m);
 
 #endif /* __SYSLOG_H */

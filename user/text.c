@@ -139,7 +139,7 @@ static void text_exec(struct sbuf *sb, const struct pgt_exec *e)
 }
 
 /* One case per record type, as json__event() has: long, but flat and in the same order. */
-void text__event(struct sbuf *sb, const struct fmt_ctx *fc, const struct pgt_event *ev)
+static void text_event(struct sbuf *sb, const struct fmt_ctx *fc, const struct pgt_event *ev)
 {
 	const struct pgt_hdr *h = ev->hdr;
 	struct exit_info xi;
@@ -245,7 +245,7 @@ void text__event(struct sbuf *sb, const struct fmt_ctx *fc, const struct pgt_eve
 	sbuf__putc(sb, '\n');
 }
 
-void text__lost(struct sbuf *sb, const struct fmt_ctx *fc, const struct lost_info *li)
+static void text_lost(struct sbuf *sb, const struct fmt_ctx *fc, const struct lost_info *li)
 {
 	const char *sep = " (";
 	unsigned int t;
@@ -272,7 +272,7 @@ void text__lost(struct sbuf *sb, const struct fmt_ctx *fc, const struct lost_inf
 }
 
 /* "SIGINT tty -> group 1234 on pts/0: 1234 1235 (2)" */
-void text__signal(struct sbuf *sb, const struct fmt_ctx *fc, const struct sig_cause *c)
+static void text_signal(struct sbuf *sb, const struct fmt_ctx *fc, const struct sig_cause *c)
 {
 	const struct pgt_signal *r = &c->first;
 	char sig[16], name[32];
@@ -320,14 +320,15 @@ static void text_where(struct sbuf *sb, const struct escape_where *w)
 		     tty_or_dash(w->tty, w->tty_nr, name, sizeof(name)));
 }
 
-static void text_login(struct sbuf *sb, const struct lineage *entry, __u32 auid, __u32 ses)
+static void text_login(struct sbuf *sb, const struct proc_view *v, __u32 auid, __u32 ses)
 {
+	const struct lineage *entry = v->entry;
 	char name[32];
 
 	if (!entry)
 		return;
 	sbuf__printf(sb, " [login %u ", entry->pid);
-	sbuf__put_text(sb, entry->comm, sizeof(entry->comm));
+	sbuf__put_text(sb, v->entry_comm, sizeof(v->entry_comm));
 	sbuf__putc(sb, ' ');
 	sbuf__puts(sb, tty_or_dash(entry->tty, entry->tty_nr, name, sizeof(name)));
 	if (auid != PGT_ID_UNSET)
@@ -338,7 +339,8 @@ static void text_login(struct sbuf *sb, const struct lineage *entry, __u32 auid,
 }
 
 /* "escape daemonize: ppid 812 -> 1 [login 700 bash pts/0 auid 1000 ses 3]", red on a terminal. */
-void text__escape(struct sbuf *sb, const struct fmt_ctx *fc, const struct escape *e)
+static void text_escape(struct sbuf *sb, const struct fmt_ctx *fc, const struct escape *e,
+			const struct proc_view *v)
 {
 	text_time(sb, fc, e->ts_ns);
 	sbuf__printf(sb, "%s%-11s%s ", fc->color ? "\033[1;31m" : "", "escape",
@@ -372,14 +374,14 @@ void text__escape(struct sbuf *sb, const struct fmt_ctx *fc, const struct escape
 		text_where(sb, &e->to);
 		break;
 	}
-	text_login(sb, e->entry, e->proc.auid, e->proc.ses);
+	text_login(sb, v, e->proc.auid, e->proc.ses);
 	if (e->expected)
 		sbuf__printf(sb, " (expected: %s)", e->expected);
 	sbuf__putc(sb, '\n');
 }
 
-void text__survivor(struct sbuf *sb, const struct fmt_ctx *fc, const struct mproc *p,
-		    __u64 now_ns)
+static void text_survivor(struct sbuf *sb, const struct fmt_ctx *fc, const struct mproc *p,
+			  const struct proc_view *v, __u64 now_ns)
 {
 	struct escape_where w = { p->ctx.sid, p->ctx.pgid, p->ctx.ppid, p->ctx.tty_nr, {} };
 
@@ -389,16 +391,16 @@ void text__survivor(struct sbuf *sb, const struct fmt_ctx *fc, const struct mpro
 	text_proc(sb, &p->ctx);
 	sbuf__printf(sb, "born in sid %u pgid %u, now ", p->born_sid, p->born_pgid);
 	text_where(sb, &w);
-	text_login(sb, p->entry, p->ctx.auid, p->ctx.ses);
+	text_login(sb, v, p->ctx.auid, p->ctx.ses);
 	sbuf__putc(sb, '\n');
 }
 
-void text__correction(struct sbuf *sb, const struct fmt_ctx *fc, const struct model_note *n,
-		      const struct mproc *p, __u64 now_ns)
+static void text_correction(struct sbuf *sb, const struct fmt_ctx *fc, const struct model_note *n,
+			    const struct mproc *p, __u64 now_ns)
 {
 	text_time(sb, fc, now_ns);
 	sbuf__printf(sb, "%-11s ", "correction");
-	if (p && n->kind != NOTE_RESYNC_REMOVED) {
+	if (p) {
 		text_proc(sb, &p->ctx);
 		sbuf__puts(sb, n->kind == NOTE_RESYNC_ADDED ? "missed, added by resync (uncertain)"
 							     : "corrected by resync (uncertain)");
@@ -409,11 +411,26 @@ void text__correction(struct sbuf *sb, const struct fmt_ctx *fc, const struct mo
 	sbuf__putc(sb, '\n');
 }
 
-const struct formatter text_formatter = {
-	.event = text__event,
-	.signal = text__signal,
-	.escape = text__escape,
-	.survivor = text__survivor,
-	.correction = text__correction,
-	.lost = text__lost,
-};
+void text__record(struct sbuf *sb, const struct fmt_ctx *fc, const struct record *r)
+{
+	switch (r->kind) {
+	case RECORD_EVENT:
+		text_event(sb, fc, &r->ev);
+		break;
+	case RECORD_SIGNAL:
+		text_signal(sb, fc, &r->sig);
+		break;
+	case RECORD_ESCAPE:
+		text_escape(sb, fc, &r->esc, &r->views[0]);
+		break;
+	case RECORD_SURVIVOR:
+		text_survivor(sb, fc, &r->mp.proc, &r->views[0], r->ts_ns);
+		break;
+	case RECORD_CORRECTION:
+		text_correction(sb, fc, &r->mp.note, r->mp.has_proc ? &r->mp.proc : NULL, r->ts_ns);
+		break;
+	case RECORD_LOST:
+		text_lost(sb, fc, &r->lost);
+		break;
+	}
+}

@@ -8,7 +8,6 @@
 #include <unistd.h>
 #include <sys/mman.h>
 #include <curses.h>
-#include <jansson.h>
 #include <uthash.h>
 #include "clock.h"
 #include "procfs.h"
@@ -105,15 +104,14 @@ static void forget_oldest_mark(struct tui *t)
 	}
 }
 
-static void add_mark(struct tui *t, json_t *rec)
+static void add_mark(struct tui *t, const struct escape *e)
 {
-	json_t *proc = json_object_get(rec, "process");
-	json_t *entry = json_object_get(proc, "entry_leader");
-	const char *kind = json_string_value(json_object_get(rec, "kind"));
-	__u32 pid = (__u32)json_integer_value(json_object_get(proc, "pid"));
+	const struct lineage *entry = e->entry;
+	__u32 pid = e->proc.pid;
 	struct mark_node *n;
+	char tty[32];
 
-	if (!pid || !kind)
+	if (!pid)
 		return;
 	HASH_FIND(hh, t->marks, &pid, sizeof(pid), n);
 	if (!n) {
@@ -125,20 +123,20 @@ static void add_mark(struct tui *t, json_t *rec)
 		n->pid = pid;
 		HASH_ADD(hh, t->marks, pid, sizeof(n->pid), n);
 	}
-	n->start_ns = (__u64)json_integer_value(json_object_get(proc, "start_ns"));
+	n->start_ns = e->proc.start_ns;
 	n->added = ++t->marks_added;
-	snprintf(n->mark.kind, sizeof(n->mark.kind), "%s", kind);
-	n->mark.from_sid = (__u32)json_integer_value(json_object_get(json_object_get(rec, "from"),
-								     "sid"));
-	n->mark.login_pid = (__u32)json_integer_value(json_object_get(entry, "pid"));
-	snprintf(n->mark.login_tty, sizeof(n->mark.login_tty), "%s",
-		 json_string_value(json_object_get(entry, "tty")) ?: "");
+	snprintf(n->mark.kind, sizeof(n->mark.kind), "%s", escape__kind_name(e->kind));
+	n->mark.from_sid = e->from.sid;
+	n->mark.login_pid = entry ? entry->pid : 0;
+	if (!entry || !decode__tty_name(entry->tty, entry->tty_nr, tty, sizeof(tty)))
+		tty[0] = '\0';
+	snprintf(n->mark.login_tty, sizeof(n->mark.login_tty), "%s", tty);
 }
 
 /* What the pane shows: escapes, signals to more than one process, tty changes, losses. */
-static bool pane_worthy(const char *event, json_t *rec)
+static bool pane_worthy(const char *event, const struct record *r)
 {
-	const char *scope;
+	unsigned int scope;
 
 	if (!strcmp(event, "escape") || !strcmp(event, "tty_acquire") ||
 	    !strcmp(event, "tty_release") || !strcmp(event, "foreground") ||
@@ -146,9 +144,22 @@ static bool pane_worthy(const char *event, json_t *rec)
 		return true;
 	if (strcmp(event, "signal"))
 		return false;
-	scope = json_string_value(json_object_get(rec, "scope"));
-	return scope && (!strcmp(scope, "group") || !strcmp(scope, "session") ||
-			 !strcmp(scope, "all"));
+	scope = r->sig.first.scope;
+	return scope == PGT_SCOPE_GROUP || scope == PGT_SCOPE_SESSION || scope == PGT_SCOPE_ALL;
+}
+
+/* The other session a pane line names: an escape's from, a tty change's. */
+static __u32 record_sid(const struct record *r)
+{
+	if (r->kind == RECORD_ESCAPE)
+		return r->esc.from.sid;
+	if (r->kind != RECORD_EVENT)
+		return 0;
+	if (r->ev.hdr->type == PGT_TTY)
+		return r->ev.tty->sid;
+	if (r->ev.hdr->type == PGT_FOREGROUND)
+		return r->ev.fg->sid;
+	return 0;
 }
 
 /* The text line's columns are padded for a stream; a pane line has no room for that. */
@@ -167,18 +178,19 @@ static void squeeze(char *s)
 static int tui_send(void *ctx, const struct sink_msg *m)
 {
 	struct tui *t = ctx;
-	json_t *rec = json_loadb(m->json, m->json_len, 0, NULL);
-	const char *event = json_string_value(json_object_get(rec, "event"));
-	const char *text = m->text, *sp;
+	const struct record *r = m->rec;
+	const char *event = record__name(r), *text, *sp;
+	const struct pgt_proc *proc = record__proc(r);
 	struct pane_line *pl;
-	size_t len = m->text_len;
+	size_t len;
 
-	if (!event)
-		goto out;
-	if (!strcmp(event, "escape"))
-		add_mark(t, rec);
-	if (!pane_worthy(event, rec))
-		goto out;
+	if (r->kind == RECORD_ESCAPE)
+		add_mark(t, &r->esc);
+	if (!pane_worthy(event, r))
+		return 0;
+	sink__line(&t->line, m, text__record, true);
+	text = t->line.buf;
+	len = t->line.len;
 	/* The text line without its date: "07:09:44 escape ...". */
 	sp = memchr(text, ' ', len);
 	pl = &t->pane[t->pane_at];
@@ -191,19 +203,13 @@ static int tui_send(void *ctx, const struct sink_msg *m)
 	} else if (asprintf(&pl->text, "%.*s", (int)len, text) < 0) {
 		pl->text = NULL;
 	}
-	pl->sid[0] = (__u32)json_integer_value(json_object_get(json_object_get(rec, "process"),
-							       "sid"));
-	pl->sid[1] = (__u32)json_integer_value(json_object_get(json_object_get(rec, "from"),
-							       "sid"));
-	if (!pl->sid[1])
-		pl->sid[1] = (__u32)json_integer_value(json_object_get(rec, "sid"));
+	pl->sid[0] = proc ? proc->sid : 0;
+	pl->sid[1] = record_sid(r);
 	squeeze(pl->text);
 	t->pane_at = (t->pane_at + 1) % EVENTS_KEPT;
 	if (t->pane_n < EVENTS_KEPT)
 		t->pane_n++;
 	t->pane_new = true;
-out:
-	json_decref(rec);
 	return 0;
 }
 
@@ -913,11 +919,11 @@ void tui__free(struct tui *t)
 		HASH_DEL(t->toggled, f);
 		free(f);
 	}
+	sbuf__free(&t->line);
 	for (i = 0; i < EVENTS_KEPT; i++)
 		free(t->pane[i].text);
 	lineage__put(t->login);
 	view__free(&t->view);
-	sbuf__free(&t->line);
 	free(t->esc_sids);
 	free(t);
 }

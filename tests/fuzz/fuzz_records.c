@@ -13,36 +13,64 @@
 #include <stdlib.h>
 #include <string.h>
 #include "decode.h"
-#include "ecs.h"
 #include "format.h"
 #include "pipeline.h"
 #include "tree.h"
 
-static struct sbuf out;
-/* The model is set for each input: the process objects look it up. */
+static struct sbuf out, arena;
 static struct fmt_ctx fc = { .boot_to_real_ns = 1700000000LL * 1000000000LL };
+/* Set for each input: the records take what it knows of their processes. */
+static const struct model *model;
 static struct expect_list rules;
 static const char rules_text[] = "[any-sh]\ncomm = sh*\n[uid0]\nuid = 0\nkind = setsid pgrp\n";
 
+static void on_field(void *ctx, const struct field *f)
+{
+	*(size_t *)ctx += f->text_len + f->bytes_len;
+}
+
+/* @r in every format, as it is and once held (moved into an arena, as the output does). */
+static void formats(struct record *r)
+{
+	struct record *h;
+	size_t n = 0, off;
+
+	json__record(&out, &fc, r);
+	text__record(&out, &fc, r);
+	ecs__record(&out, &fc, r);
+	json__walk(&fc, r, on_field, &n);
+	sbuf__reset(&arena);
+	off = record__hold(r, &arena);
+	if (off == (size_t)-1)
+		return;
+	h = record__at(&arena, off);
+	json__record(&out, &fc, h);
+	json__walk(&fc, h, on_field, &n);
+	record__release(h);
+}
+
 static void on_cause(void *ctx, const struct sig_cause *c)
 {
-	json__signal(&out, &fc, c);
-	text__signal(&out, &fc, c);
-	ecs_formatter.signal(&out, &fc, c);
+	struct record r;
+
+	record__signal(&r, model, c);
+	formats(&r);
 }
 
 static void on_escape(void *ctx, const struct escape *e)
 {
-	json__escape(&out, &fc, e);
-	text__escape(&out, &fc, e);
-	ecs_formatter.escape(&out, &fc, e);
+	struct record r;
+
+	record__escape(&r, model, e);
+	formats(&r);
 }
 
 static void on_event(void *ctx, const struct pgt_event *ev)
 {
-	json__event(&out, &fc, ev);
-	text__event(&out, &fc, ev);
-	ecs_formatter.event(&out, &fc, ev);
+	struct record r;
+
+	record__event(&r, model, ev);
+	formats(&r);
 }
 
 static const struct pipeline_ops ops = {
@@ -67,7 +95,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	if (!rules.nr && expect__parse(&rules, rules_text, "fuzz", err, sizeof(err)))
 		abort();
-	fc.model = m;
+	model = m;
 	pipeline__init(&pl, m, &ops, NULL);
 	pl.expect = &rules;
 	while (size >= 3) {
@@ -114,7 +142,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	pipeline__finish(&pl);
 	tree__render(m, &to, &out);
 	pipeline__free(&pl);
-	fc.model = NULL;
+	model = NULL;
 	model__free(m);
 	sbuf__free(&out);
 	return 0;

@@ -25,6 +25,48 @@
 
 static const struct fmt_ctx fc = { .boot_to_real_ns = 1764754200LL * 1000000000LL, .utc = true };
 
+/* What the records the helpers below make know of their processes: NULL, nothing. */
+static const struct model *fmt_model;
+
+static void fmt_event(record_fmt fmt, struct sbuf *sb, const struct fmt_ctx *c,
+		      const struct pgt_event *ev)
+{
+	struct record r;
+
+	record__event(&r, fmt_model, ev);
+	fmt(sb, c, &r);
+	record__release(&r);
+}
+
+static void text_signal(struct sbuf *sb, const struct fmt_ctx *c, const struct sig_cause *sc)
+{
+	struct record r;
+
+	record__signal(&r, fmt_model, sc);
+	text__record(sb, c, &r);
+	record__release(&r);
+}
+
+static void fmt_lost(record_fmt fmt, struct sbuf *sb, const struct fmt_ctx *c,
+		     const struct lost_info *li)
+{
+	struct record r;
+
+	record__lost(&r, li);
+	fmt(sb, c, &r);
+	record__release(&r);
+}
+
+static void json_correction(struct sbuf *sb, const struct fmt_ctx *c, const struct model_note *n,
+			    const struct mproc *p, __u64 now_ns)
+{
+	struct record r;
+
+	record__correction(&r, fmt_model, n, p, now_ns);
+	json__record(sb, c, &r);
+	record__release(&r);
+}
+
 /* Names a process can give itself with prctl(PR_SET_NAME), up to 16 bytes. */
 static const char *const hostile[] = {
 	"plain",
@@ -121,7 +163,7 @@ static void test_json_hostile_comm(void **state)
 		rec.old_tid = 1234;
 		memcpy(rec.filename, hostile[i], want);
 		sbuf__reset(&sb);
-		json__event(&sb, &fc, &ev);
+		fmt_event(json__record, &sb, &fc, &ev);
 		assert_no_invisible(&sb);
 		j = parse_line(&sb);
 		proc = json_object_get(j, "process");
@@ -218,7 +260,7 @@ static void test_text_pads_by_width(void **state)
 	for (i = 0; i < 3; i++) {
 		fill_proc(&rec.proc, names[i]);
 		sbuf__reset(&sb);
-		text__event(&sb, &fc, &ev);
+		fmt_event(text__record, &sb, &fc, &ev);
 		/* Where the details start, in columns: the same for every name. */
 		col = strstr(sb.buf, "exited") ?: strstr(sb.buf, "code");
 		assert_non_null(col);
@@ -262,7 +304,7 @@ static void test_text_tty_signal_row(void **state)
 	c.first.target = 2001;
 	c.first.tty_nr = (136 << 8) | 3;
 	strcpy(c.first.tty, "pts3");
-	text__signal(&sb, &fc, &c);
+	text_signal(&sb, &fc, &c);
 	sbuf__putc(&sb, '\0');
 	assert_non_null(strstr(sb.buf, " pts/3    [tty]"));
 	assert_null(strstr(sb.buf, "kworker"));
@@ -283,7 +325,7 @@ static void test_text_line_is_one_line(void **state)
 	fill_proc(&rec.child, "child");
 	rec.child.pid = 1235;
 	rec.child.ppid = 1234;
-	text__event(&sb, &fc, &ev);
+	fmt_event(text__record, &sb, &fc, &ev);
 	assert_int_equal(sb.buf[sb.len - 1], '\n');
 	assert_null(memchr(sb.buf, '\n', sb.len - 1));
 	assert_null(memchr(sb.buf, 0x1b, sb.len));
@@ -306,7 +348,7 @@ static void test_json_exit(void **state)
 	rec.hdr.ts_ns = 123456789;
 	fill_proc(&rec.proc, "sh");
 	rec.status = SIGSEGV | 0x80;
-	json__event(&sb, &fc, &ev);
+	fmt_event(json__record, &sb, &fc, &ev);
 	j = parse_line(&sb);
 	assert_int_equal(json_integer_value(json_object_get(j, "schema")), 3);
 	/* seq is the output's to give (0 here); kseq is the kernel record's */
@@ -330,7 +372,7 @@ static void test_json_exit(void **state)
 
 	sbuf__reset(&sb);
 	rec.status = 3 << 8;
-	json__event(&sb, &fc, &ev);
+	fmt_event(json__record, &sb, &fc, &ev);
 	j = parse_line(&sb);
 	x = json_object_get(j, "exit");
 	assert_int_equal(json_integer_value(json_object_get(x, "code")), 3);
@@ -359,7 +401,7 @@ static void test_json_setsid_and_setpgid(void **state)
 	ss.old.tty_nr = (136 << 8) | 3;
 	strcpy(ss.old.tty, "pts3");
 	ss.ret = 1234;
-	json__event(&sb, &fc, &ev);
+	fmt_event(json__record, &sb, &fc, &ev);
 	j = parse_line(&sb);
 	assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "old"), "sid")), 1100);
 	assert_string_equal(json_string_value(json_object_get(json_object_get(j, "old"), "tty")),
@@ -372,7 +414,7 @@ static void test_json_setsid_and_setpgid(void **state)
 	/* A failure has an error and no "new". */
 	ss.ret = -EPERM;
 	sbuf__reset(&sb);
-	json__event(&sb, &fc, &ev);
+	fmt_event(json__record, &sb, &fc, &ev);
 	j = parse_line(&sb);
 	assert_string_equal(json_string_value(json_object_get(j, "error")), "EPERM");
 	assert_null(json_object_get(j, "new"));
@@ -391,7 +433,7 @@ static void test_json_setsid_and_setpgid(void **state)
 	ev.hdr = &sp.hdr;
 	ev.setpgid = &sp;
 	sbuf__reset(&sb);
-	json__event(&sb, &fc, &ev);
+	fmt_event(json__record, &sb, &fc, &ev);
 	j = parse_line(&sb);
 	assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "target"), "pid")),
 			 1300);
@@ -403,7 +445,7 @@ static void test_json_setsid_and_setpgid(void **state)
 
 	sp.ret = -EACCES;
 	sbuf__reset(&sb);
-	json__event(&sb, &fc, &ev);
+	fmt_event(json__record, &sb, &fc, &ev);
 	j = parse_line(&sb);
 	assert_string_equal(json_string_value(json_object_get(j, "error")), "EACCES");
 	assert_null(json_object_get(j, "new"));
@@ -419,7 +461,7 @@ static void test_lost(void **state)
 
 	li.by_type[PGT_FORK] = 3;
 	li.by_type[PGT_EXIT] = 2;
-	json__lost(&sb, &fc, &li);
+	fmt_lost(json__record, &sb, &fc, &li);
 	j = parse_line(&sb);
 	assert_string_equal(json_string_value(json_object_get(j, "event")), "lost");
 	assert_true(json_is_integer(json_object_get(j, "seq")));
@@ -432,7 +474,7 @@ static void test_lost(void **state)
 	json_decref(j);
 
 	sbuf__reset(&sb);
-	text__lost(&sb, &fc, &li);
+	fmt_lost(text__record, &sb, &fc, &li);
 	assert_non_null(strstr(sb.buf, "lost 5 events (fork 3, exit 2)"));
 	sbuf__free(&sb);
 }
@@ -588,7 +630,7 @@ static json_t *json_of(const struct fmt_ctx *c, void *rec, __u16 type, size_t si
 
 	sbuf__reset(&sb);
 	as_event(rec, type, size, 5000, &ev);
-	json__event(&sb, c, &ev);
+	fmt_event(json__record, &sb, c, &ev);
 	return parse_line(&sb);
 }
 
@@ -635,7 +677,7 @@ static void test_json_login(void **state)
 	/* As the snapshot does: what they run, then the entry hook. */
 	model__set_exec(model__find(m, 100), "/usr/sbin/sshd", NULL, 0, false);
 	model__announce_entries(m);
-	c.model = m;
+	fmt_model = m;
 
 	x.proc = job;
 	j = json_of(&c, &x, PGT_EXIT, sizeof(x));
@@ -703,6 +745,7 @@ static void test_json_login(void **state)
 	assert_true(json_is_null(json_object_get(p, "entry_leader")));
 	assert_true(json_is_null(json_object_get(p, "entry_leader_inferred")));
 	json_decref(j);
+	fmt_model = NULL;
 	model__free(m);
 	(void)state;
 }
@@ -767,8 +810,8 @@ static void test_json_correction_cgroup(void **state)
 	assert_non_null(p);
 	model__set_cgroup(p, cg);
 	pcgroup__put(cg);
-	c.model = m;
-	json__correction(&sb, &c, &n, p, 1000);
+	fmt_model = m;
+	json_correction(&sb, &c, &n, p, 1000);
 	j = parse_line(&sb);
 	pr = json_object_get(j, "process");
 	assert_int_equal(json_integer_value(json_object_get(json_object_get(pr, "cgroup"), "id")),
@@ -776,6 +819,7 @@ static void test_json_correction_cgroup(void **state)
 	assert_true(json_is_object(json_object_get(pr, "container")));
 	json_decref(j);
 	sbuf__free(&sb);
+	fmt_model = NULL;
 	model__free(m);
 	(void)state;
 }

@@ -9,84 +9,108 @@
 #include <cmocka.h>
 #include "sbuf.h"
 #include "syslog.h"
+#include "records.h"
 
-/* The message of @json, with @text as its line, NUL-terminated in @sb. */
-static const char *format(struct sbuf *sb, const char *json, const char *text,
-			  unsigned long long *seq, bool *has_seq)
+/* 2026-12-06T07:06:37Z at boot time 0. */
+static const struct fmt_ctx fc = { .boot_to_real_ns = 1796540797LL * 1000000000LL, .utc = true };
+
+/* The message of @r, numbered @seq, NUL-terminated in @sb. */
+static const char *format(struct sbuf *sb, struct record *r, __u64 seq, const char *host,
+			  const char *procid)
 {
-	struct sink_msg m = { json, strlen(json), text, strlen(text) };
+	struct sink_msg m = { .rec = r, .fc = &fc, .tfc = &fc };
 
+	r->seq = seq;
 	sbuf__reset(sb);
-	syslog__format(sb, 3, "host", "42", &m, seq, has_seq);
+	syslog__format(sb, 3, host, procid, &m);
 	sbuf__putc(sb, '\0');
 	assert_false(sb->oom);
 	return sb->buf;
 }
 
+/* An exec of @comm with @args (NUL-separated, @len bytes), at boot time @ts. */
+static void exec_record(struct record *r, struct pgt_exec *e, const char *comm, const char *args,
+			size_t len, __u64 ts)
+{
+	struct pgt_event ev;
+
+	memset(e, 0, sizeof(*e));
+	e->proc = ctx(5, 4, 5, 5, 100, comm);
+	e->old_tid = 5;
+	e->flags = PGT_EXEC_HAS_ARGS;
+	e->args_len = (__u16)len;
+	memcpy(e->data, args, len);
+	as_event(e, PGT_EXEC, PGT_EXEC_SIZE(len), ts, &ev);
+	record__event(r, NULL, &ev);
+}
+
 static void test_header(void **state)
 {
+	static struct pgt_exec e;
 	struct sbuf sb = {};
-	unsigned long long seq;
-	bool has;
+	struct record r;
+	struct lost_info li = { .total = 1 };
+	const char *msg;
 
 	/* daemon.info; nanoseconds cut to RFC 5424's microseconds. */
-	assert_string_equal(format(&sb, "{\"schema\":3,\"seq\":7,\"time\":"
-				   "\"2026-12-06T07:06:37.658645408Z\",\"event\":\"fork\"}",
-				   "a line", &seq, &has),
-			    "<30>1 2026-12-06T07:06:37.658645Z host pgrptrace 42 fork "
-			    "[pgrptrace@32473 schema=\"3\" seq=\"7\" time=\"2026-12-06T07:06:37."
-			    "658645408Z\" event=\"fork\"] a line");
-	assert_true(has);
-	assert_int_equal(seq, 7);
-	/* An escape is a warning, a loss an error; no MSG without a line. */
-	assert_true(strncmp(format(&sb, "{\"event\":\"escape\"}", "", &seq, &has),
-			    "<28>1 ", 6) == 0);
-	assert_false(has);
-	assert_true(strncmp(format(&sb, "{\"event\":\"lost\"}", "", &seq, &has), "<27>1 ", 6) == 0);
-	assert_true(sb.buf[sb.len - 2] == ']');
+	exec_record(&r, &e, "sh", "sh", 3, 658645408);
+	msg = format(&sb, &r, 7, "host", "42");
+	assert_true(strncmp(msg, "<30>1 2026-12-06T07:06:37.658645Z host pgrptrace 42 exec "
+				 "[pgrptrace@32473 schema=\"3\" seq=\"7\" kseq=\"658645408\" "
+				 "time=\"2026-12-06T07:06:37.658645408Z\" event=\"exec\" ", 155) == 0);
+	/* The text line is the MSG. */
+	assert_non_null(strstr(msg, "] 07:06:37.658 exec"));
+	record__release(&r);
+	/* A loss is an error. */
+	record__lost(&r, &li);
+	assert_true(strncmp(format(&sb, &r, 8, "host", "42"), "<27>1 ", 6) == 0);
+	record__release(&r);
 	sbuf__free(&sb);
 	(void)state;
 }
 
 static void test_values(void **state)
 {
+	static struct pgt_exec e;
 	struct sbuf sb = {};
-	unsigned long long seq;
-	bool has;
+	struct record r;
 	const char *msg;
 
 	/* One element per object, names by path; '"', '\' and ']' escaped. */
-	msg = format(&sb, "{\"event\":\"setsid\",\"process\":{\"pid\":5,\"comm\":\"a\\\"b\\\\c]d\","
-			  "\"parent\":{\"pid\":4},\"args\":[\"x\",\"y\"],\"tty\":null,\"subreaper\":"
-			  "false}}", "", &seq, &has);
-	assert_non_null(strstr(msg, "[pgrptrace@32473 event=\"setsid\"][process@32473 pid=\"5\" "
-				    "comm=\"a\\\"b\\\\c\\]d\" parent.pid=\"4\" args.0=\"x\" "
-				    "args.1=\"y\" subreaper=\"false\"]"));
-	/* A control character: U+FFFD in the value, the exact bytes in NAME_hex. */
-	msg = format(&sb, "{\"process\":{\"comm\":\"new\\nline\"}}", "", &seq, &has);
-	assert_non_null(strstr(msg, "comm=\"new\xef\xbf\xbdline\" comm_hex=\"6e65770a6c696e65\""));
-	/* Bytes that are not UTF-8 keep JSON's twin, and get no second one. */
-	msg = format(&sb, "{\"process\":{\"comm\":\"\xef\xbf\xbd\",\"comm_hex\":\"ff\"}}", "", &seq,
-		     &has);
-	assert_non_null(strstr(msg, "comm=\"\xef\xbf\xbd\" comm_hex=\"ff\"]"));
+	exec_record(&r, &e, "a\"b\\c]d", "x\0y", 4, 1000);
+	msg = format(&sb, &r, 1, "host", "42");
+	assert_non_null(strstr(msg, "[process@32473 pid=\"5\" tid=\"5\" ppid=\"4\" "));
+	assert_non_null(strstr(msg, " comm=\"a\\\"b\\\\c\\]d\" "));
+	assert_non_null(strstr(msg, " parent.pid=\"4\" "));
 	/* A top-level array stays in the record's own element. */
-	msg = format(&sb, "{\"args\":[\"ls\"],\"args_hex\":null}", "", &seq, &has);
-	assert_non_null(strstr(msg, "[pgrptrace@32473 args.0=\"ls\"]"));
+	assert_non_null(strstr(msg, " args.0=\"x\" args.1=\"y\" args_truncated=\"false\""));
+	record__release(&r);
+	/* A control character: U+FFFD in the value, the exact bytes in NAME_hex. */
+	exec_record(&r, &e, "new\nline", "", 0, 1000);
+	msg = format(&sb, &r, 1, "host", "42");
+	assert_non_null(strstr(msg, "comm=\"new\xef\xbf\xbdline\" comm_hex=\"6e65770a6c696e65\""));
+	record__release(&r);
+	/* Bytes that are not UTF-8 keep JSON's twin, and get no second one. */
+	exec_record(&r, &e, "\xff", "", 0, 1000);
+	msg = format(&sb, &r, 1, "host", "42");
+	assert_non_null(strstr(msg, "comm=\"\xef\xbf\xbd\" comm_hex=\"ff\" "));
+	assert_null(strstr(msg, "comm_hex_hex"));
+	record__release(&r);
 	sbuf__free(&sb);
 	(void)state;
 }
 
 static void test_hostile_header(void **state)
 {
+	static struct pgt_exec e;
 	struct sbuf sb = {};
-	struct sink_msg m = { "{\"event\":\"a b\\n\"}", 17, "x", 1 };
+	struct record r;
 
 	/* Header fields are printable US-ASCII without spaces, or "-". */
-	syslog__format(&sb, 16, "ho st\n", "", &m, &(unsigned long long){ 0 }, &(bool){ 0 });
-	sbuf__putc(&sb, '\0');
-	assert_true(strncmp(sb.buf, "<134>1 ", 7) == 0);
-	assert_non_null(strstr(sb.buf, "Z host pgrptrace - ab [pgrptrace@32473 event=\"a b"
-				       "\xef\xbf\xbd\" event_hex=\"6120620a\"] x"));
+	exec_record(&r, &e, "sh", "", 0, 1000);
+	assert_non_null(strstr(format(&sb, &r, 1, "ho st\n", ""),
+			       "Z host pgrptrace - exec [pgrptrace@32473 "));
+	record__release(&r);
 	sbuf__free(&sb);
 	(void)state;
 }

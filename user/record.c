@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Typed records: what the model knew, taken when a record is made. */
+#include <stddef.h>
+#include <string.h>
+#include "record.h"
+
+/* The start of the leader @pid, a session's (@session) or a process's, if @m knows it. */
+static bool leader_start(const struct model *m, __u32 pid, bool session, __u64 *start)
+{
+	const struct msession *s = m && session ? model__session(m, pid) : NULL;
+	const struct mproc *mp = m && pid ? model__find(m, pid) : NULL;
+
+	/* A session outlives its leader; the model keeps the leader's start. */
+	if (s && s->leader_start_ns) {
+		*start = s->leader_start_ns;
+		return true;
+	}
+	if (!mp)
+		return false;
+	*start = mp->ctx.start_ns;
+	return true;
+}
+
+static void take_leaders(struct proc_view *v, const struct model *m, const struct pgt_proc *p)
+{
+	const __u32 pid[LEADER_MAX] = { p->ppid, p->pgid, p->sid };
+	int i;
+
+	v->leaders = 0;
+	for (i = 0; i < LEADER_MAX; i++)
+		if (leader_start(m, pid[i], i == LEADER_SESSION, &v->leader_start[i]))
+			v->leaders |= 1U << i;
+}
+
+/* A view of @image, @entry and @cg (references taken), and of @p's leaders in @m. */
+static void take_view(struct proc_view *v, const struct model *m, const struct pgt_proc *p,
+		      const struct image *image, const struct lineage *entry,
+		      const struct pcgroup *cg, bool known, bool inferred)
+{
+	v->image = image__get((struct image *)image);
+	v->entry = lineage__get((struct lineage *)entry);
+	v->cg = pcgroup__get((struct pcgroup *)cg);
+	if (entry) {
+		memcpy(v->entry_comm, entry->comm, sizeof(v->entry_comm));
+		v->entry_image = image__get(entry->image);
+	}
+	v->known = known;
+	v->entry_inferred = inferred;
+	take_leaders(v, m, p);
+}
+
+/* What @m knows of @p now. */
+static void take_model_view(struct proc_view *v, const struct model *m, const struct pgt_proc *p)
+{
+	const struct mproc *mp = m && p ? model__proc_of(m, p) : NULL;
+
+	if (!p)
+		return;
+	take_view(v, m, p, mp && mp->lineage ? mp->lineage->image : NULL, mp ? mp->entry : NULL,
+		  mp ? mp->cg : NULL, mp != NULL, mp && mp->entry_inferred);
+}
+
+static void put_view(struct proc_view *v)
+{
+	image__put(v->image);
+	lineage__put(v->entry);
+	pcgroup__put(v->cg);
+	image__put(v->entry_image);
+}
+
+bool view__leader_id(const struct proc_view *v, const struct pgt_proc *p, enum leader which,
+		     char eid[17])
+{
+	const __u32 pid[LEADER_MAX] = { p->ppid, p->pgid, p->sid };
+
+	if (!(v->leaders & (1U << which)))
+		return false;
+	decode__entity_id(pid[which], v->leader_start[which], eid);
+	return true;
+}
+
+static void init(struct record *r, enum record_kind kind, __u64 ts_ns)
+{
+	memset(r, 0, offsetof(struct record, ev));
+	r->kind = kind;
+	r->ts_ns = ts_ns;
+	r->payload = 0;
+}
+
+void record__event(struct record *r, const struct model *m, const struct pgt_event *ev)
+{
+	const struct pgt_proc *other = NULL;
+
+	init(r, RECORD_EVENT, ev->hdr->ts_ns);
+	r->ev = *ev;
+	r->derived = ev->notes & EV_DERIVED;
+	if (ev->hdr->type == PGT_FORK)
+		other = &ev->fork->child;
+	else if (ev->hdr->type == PGT_SETPGID && ev->setpgid->target_found)
+		other = &ev->setpgid->target;
+	take_model_view(&r->views[0], m, decode__event_proc(ev));
+	take_model_view(&r->views[1], m, other);
+}
+
+void record__signal(struct record *r, const struct model *m, const struct sig_cause *c)
+{
+	init(r, RECORD_SIGNAL, c->first.hdr.ts_ns);
+	r->sig = *c;
+	r->sig.next = NULL;
+	memset(&r->sig.hh, 0, sizeof(r->sig.hh));
+	image__get(r->sig.image);
+	lineage__get(r->sig.entry);
+	pcgroup__get(r->sig.cg);
+	take_view(&r->views[0], m, &c->first.proc, c->image, c->entry, c->cg, c->known,
+		  c->entry_inferred);
+}
+
+void record__escape(struct record *r, const struct model *m, const struct escape *e)
+{
+	init(r, RECORD_ESCAPE, e->ts_ns);
+	r->derived = true;
+	r->esc = *e;
+	lineage__get(r->esc.lineage);
+	lineage__get(r->esc.entry);
+	pcgroup__get(r->esc.cg);
+	image__get(r->esc.image);
+	take_view(&r->views[0], m, &e->proc, e->image, e->entry, e->cg, true, e->entry_inferred);
+}
+
+/* @p as it is, its references its own. */
+static void take_proc(struct record *r, const struct model *m, const struct mproc *p)
+{
+	r->mp.proc = *p;
+	lineage__get(r->mp.proc.lineage);
+	lineage__get(r->mp.proc.entry);
+	pcgroup__get(r->mp.proc.cg);
+	r->mp.has_proc = true;
+	take_view(&r->views[0], m, &p->ctx, p->lineage ? p->lineage->image : NULL, p->entry,
+		  p->cg, true, p->entry_inferred);
+}
+
+void record__survivor(struct record *r, const struct model *m, const struct mproc *p,
+		      __u64 now_ns)
+{
+	init(r, RECORD_SURVIVOR, now_ns);
+	memset(&r->mp, 0, sizeof(r->mp));
+	take_proc(r, m, p);
+}
+
+void record__correction(struct record *r, const struct model *m, const struct model_note *n,
+			const struct mproc *p, __u64 now_ns)
+{
+	init(r, RECORD_CORRECTION, now_ns);
+	memset(&r->mp, 0, sizeof(r->mp));
+	r->mp.note = *n;
+	if (p && n->kind != NOTE_RESYNC_REMOVED)
+		take_proc(r, m, p);
+}
+
+void record__lost(struct record *r, const struct lost_info *li)
+{
+	init(r, RECORD_LOST, li->to_ns);
+	r->lost = *li;
+}
+
+void record__release(struct record *r)
+{
+	put_view(&r->views[0]);
+	put_view(&r->views[1]);
+	switch (r->kind) {
+	case RECORD_SIGNAL:
+		image__put(r->sig.image);
+		lineage__put(r->sig.entry);
+		pcgroup__put(r->sig.cg);
+		break;
+	case RECORD_ESCAPE:
+		lineage__put(r->esc.lineage);
+		lineage__put(r->esc.entry);
+		pcgroup__put(r->esc.cg);
+		image__put(r->esc.image);
+		break;
+	case RECORD_SURVIVOR:
+	case RECORD_CORRECTION:
+		if (r->mp.has_proc) {
+			lineage__put(r->mp.proc.lineage);
+			lineage__put(r->mp.proc.entry);
+			pcgroup__put(r->mp.proc.cg);
+		}
+		break;
+	default:
+		break;
+	}
+	memset(r->views, 0, sizeof(r->views));
+	r->kind = 0;
+}
+
+/* The bytes a record refers to outside itself: an event's, a signal's recipients. */
+static size_t payload_size(const struct record *r)
+{
+	const struct pgt_exec *e;
+
+	switch (r->kind) {
+	case RECORD_EVENT:
+		if (r->ev.hdr->type != PGT_EXEC)
+			return decode__record_size(r->ev.hdr->type);
+		e = r->ev.exec;
+		return PGT_EXEC_SIZE((size_t)e->args_len + e->cwd_len + e->exe_len);
+	case RECORD_SIGNAL:
+		return r->sig.nr * sizeof(*r->sig.rcpt);
+	default:
+		return 0;
+	}
+}
+
+#define ALIGN8(n)	(((n) + 7) & ~(size_t)7)
+
+size_t record__held_size(const struct record *r)
+{
+	return ALIGN8(sizeof(*r) + r->payload);
+}
+
+size_t record__hold(struct record *r, struct sbuf *arena)
+{
+	size_t pay = payload_size(r), off = ALIGN8(arena->len);
+	const void *from = r->kind == RECORD_EVENT ? r->ev.raw : r->sig.rcpt;
+	struct record *h;
+
+	r->payload = pay;
+	if (!sbuf__grow(arena, off + record__held_size(r) - arena->len + 1)) {
+		record__release(r);
+		return (size_t)-1;
+	}
+	h = (struct record *)(arena->buf + off);
+	memcpy(h, r, sizeof(*r));
+	if (pay)
+		memcpy((char *)(h + 1), from, pay);
+	arena->len = off + record__held_size(r);
+	r->kind = 0;	/* its references are the held copy's now */
+	return off;
+}
+
+struct record *record__at(struct sbuf *arena, size_t off)
+{
+	struct record *r = (struct record *)(arena->buf + off);
+
+	if (r->kind == RECORD_EVENT) {
+		r->ev.raw = r + 1;
+		r->ev.hdr = (const struct pgt_hdr *)(r + 1);
+	} else if (r->kind == RECORD_SIGNAL) {
+		r->sig.rcpt = r->payload ? (struct sig_rcpt *)(r + 1) : NULL;
+		r->sig.cap = r->sig.nr;
+	}
+	return r;
+}
+
+const char *record__name(const struct record *r)
+{
+	switch (r->kind) {
+	case RECORD_EVENT:
+		return decode__event_name(&r->ev);
+	case RECORD_SIGNAL:
+		return "signal";
+	case RECORD_ESCAPE:
+		return "escape";
+	case RECORD_SURVIVOR:
+		return "survivor";
+	case RECORD_CORRECTION:
+		return "correction";
+	case RECORD_LOST:
+		return "lost";
+	}
+	return "?";
+}
+
+const struct pgt_proc *record__proc(const struct record *r)
+{
+	switch (r->kind) {
+	case RECORD_EVENT:
+		return decode__event_proc(&r->ev);
+	case RECORD_SIGNAL:
+		return &r->sig.first.proc;
+	case RECORD_ESCAPE:
+		return &r->esc.proc;
+	case RECORD_SURVIVOR:
+	case RECORD_CORRECTION:
+		return r->mp.has_proc ? &r->mp.proc.ctx : NULL;
+	default:
+		return NULL;
+	}
+}
