@@ -152,7 +152,8 @@ soak: test-bins
 FUZZ_DIR	:= $(OUTPUT)/fuzz
 FUZZ_BIN	:= $(FUZZ_DIR)/fuzz_records
 FUZZ_SRCS	:= $(filter-out user/main.c user/loader.c user/trace.c user/snapshot.c user/check.c \
-		   user/recording.c user/replay.c user/journal.c user/tui.c,$(USER_SRCS))
+		   user/recording.c user/replay.c user/journal.c user/tui.c user/hooks.c user/probes.c \
+		   user/maps.c user/proglog.c user/intake.c user/losses.c user/session.c,$(USER_SRCS))
 FUZZ_CFLAGS	:= -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 		   -std=gnu11 -D_GNU_SOURCE -Ibpf -Iuser -I$(OUTPUT) $(WARNINGS)
 FUZZ_SECONDS	?= 20

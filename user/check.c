@@ -14,6 +14,7 @@
 #include <zlib.h>
 #include "check.h"
 #include "jsonw.h"
+#include "probes.h"
 #include "loader.h"
 #include "sbuf.h"
 
@@ -37,7 +38,7 @@ struct facts {
 	bool level_ok[HOOK_LEVELS];
 	char level_why[HOOK_LEVELS][256];
 	bool has_iter;
-	struct loader_features feat;
+	struct features feat;
 	struct hook_row rows[MAX_HOOK_ROWS];	/* from the loader, after the probes */
 	int nrows;
 	int best;			/* -1: none */
@@ -129,11 +130,11 @@ static void gather(const struct opts *o, struct facts *f)
 	f->tracefs_mounted = !access(TRACEFS "/events", F_OK);
 	f->tracefs_known = fs_known("tracefs");
 	read_config(f);
-	f->caps = loader__has_caps();
+	f->caps = probes__caps();
 	f->best = -1;
 	if (!f->caps || f->btf_bytes < 0)
 		return;
-	loader__features(&f->feat);
+	f->feat = *probes__features(false);
 	/* The syscall tracepoints need tracefs, as tracing would. */
 	if (!f->tracefs_mounted && !loader__tracefs(&l))
 		f->tracefs_mounted_now = true;
@@ -227,7 +228,7 @@ static void print_text(const struct opts *o, const struct facts *f)
 	}
 	printf("\nhook levels, best first:\n");
 	for (l = 0; l < HOOK_LEVELS; l++)
-		printf("  %-11s %s%s%s\n", loader__level_name(l),
+		printf("  %-11s %s%s%s\n", hooks__level_name(l),
 		       f->level_ok[l] ? "loads and attaches" : "refused",
 		       f->level_ok[l] ? "" : ": ", f->level_ok[l] ? "" : f->level_why[l]);
 	if (f->best < 0)
@@ -252,7 +253,7 @@ static void print_text(const struct opts *o, const struct facts *f)
 	}
 verdict:
 	if (f->best >= 0)
-		printf("\npgrptrace can trace here, with %s hooks.\n", loader__level_name(f->best));
+		printf("\npgrptrace can trace here, with %s hooks.\n", hooks__level_name(f->best));
 	else
 		printf("\npgrptrace cannot trace here.\n");
 }
@@ -283,11 +284,11 @@ static void json_events(struct jsonw *w, const struct facts *f)
 		jsonw_start_object(w);
 		jsonw_string_field(w, "event", r->event);
 		jsonw_string_field(w, "hook", r->at[f->best]);
-		jsonw_string_field(w, "level", loader__level_name(f->best));
+		jsonw_string_field(w, "level", hooks__level_name(f->best));
 		jsonw_string_or_null_field(w, "fentry_missing", missing);
 		jsonw_string_or_null_field(w, "fallback", fb >= 0 ? r->at[fb] : NULL);
 		jsonw_string_or_null_field(w, "fallback_level",
-					   fb >= 0 ? loader__level_name(fb) : NULL);
+					   fb >= 0 ? hooks__level_name(fb) : NULL);
 		jsonw_string_or_null_field(w, "fallback_loses", fb >= 0 ? (loss ?: "nothing") : NULL);
 		jsonw_end_object(w);
 	}
@@ -347,7 +348,7 @@ static void print_json(const struct opts *o, const struct facts *f)
 	jsonw_start_array(&w);
 	for (l = 0; l < HOOK_LEVELS; l++) {
 		jsonw_start_object(&w);
-		jsonw_string_field(&w, "name", loader__level_name(l));
+		jsonw_string_field(&w, "name", hooks__level_name(l));
 		jsonw_bool_field(&w, "ok", f->level_ok[l]);
 		jsonw_string_or_null_field(&w, "reason", f->level_ok[l] || !f->level_why[l][0]
 								 ? NULL : f->level_why[l]);
@@ -372,7 +373,7 @@ static void print_json(const struct opts *o, const struct facts *f)
 	loader__for_each_program(json_program, &w);
 	jsonw_end_array(&w);
 	jsonw_bool_field(&w, "can_trace", f->best >= 0);
-	jsonw_string_or_null_field(&w, "level", f->best >= 0 ? loader__level_name(f->best) : NULL);
+	jsonw_string_or_null_field(&w, "level", f->best >= 0 ? hooks__level_name(f->best) : NULL);
 	jsonw_end_object(&w);
 	sbuf__putc(&sb, '\n');
 	fwrite(sb.buf, 1, sb.len, stdout);

@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include <sys/wait.h>
 #include "command.h"
+#include "model.h"
 
 int command__spawn(struct command *c, char **argv, bool stdout_to_stderr)
 {
@@ -88,4 +89,14 @@ void command__close(struct command *c)
 	if (c->release_fd >= 0)
 		close(c->release_fd);
 	c->release_fd = -1;
+}
+
+bool command__born_below(const struct lineage *line, const struct mproc *p)
+{
+	const struct lineage *l;
+
+	for (l = p->lineage; l && line; l = l->parent)
+		if (l == line)
+			return true;
+	return false;
 }

@@ -36,4 +36,14 @@ int command__exit_code(const struct command *c);
 /* Closes the pipe of a command never released: it exits 127 unseen. */
 void command__close(struct command *c);
 
+struct lineage;
+struct mproc;
+
+/*
+ * Whether @p is the command (whose lineage link is @line) or was born below
+ * it, by birth lineage: one that daemonized has another parent now, and a
+ * lineage has no depth limit.
+ */
+bool command__born_below(const struct lineage *line, const struct mproc *p);
+
 #endif /* __COMMAND_H */

@@ -68,3 +68,43 @@ int privs__drop(const struct privs_user *u)
 		return -EPERM;	/* still able to become root: not dropped */
 	return 0;
 }
+
+int privs__become(const struct privs_user *u, int (*still_allowed)(const void *ctx),
+		  const void *ctx, const char *output, bool verbose)
+{
+	char *dir = NULL, *slash;
+	int err;
+
+	err = privs__drop(u);
+	if (err) {
+		fprintf(stderr, "pgrptrace: cannot become %s: %s\n", u->name, strerror(-err));
+		return -1;
+	}
+	err = still_allowed(ctx);
+	if (err) {
+		fprintf(stderr, "pgrptrace: as %s, this kernel refuses bpf() on pgrptrace's own "
+				"maps (%s; kernel.unprivileged_bpf_disabled): the loss counters "
+				"and the re-reading after a loss need it; run without --user\n",
+			u->name, strerror(-err));
+		return -1;
+	}
+	/* logrotate moves -o FILE and SIGHUP reopens it: as the user, in its directory. */
+	if (output) {
+		dir = strdup(output);
+		slash = dir ? strrchr(dir, '/') : NULL;
+		if (slash)
+			*(slash == dir ? slash + 1 : slash) = '\0';
+		if (!dir || access(slash ? dir : ".", W_OK | X_OK)) {
+			fprintf(stderr, "pgrptrace: as %s, cannot create files in %s: -o FILE is "
+					"reopened there on SIGHUP (logrotate)\n", u->name,
+				slash ? dir : ".");
+			free(dir);
+			return -1;
+		}
+		free(dir);
+	}
+	if (verbose)
+		fprintf(stderr, "pgrptrace: now running as %s (uid %u), no capabilities\n",
+			u->name, (unsigned int)u->uid);
+	return 0;
+}

@@ -28,4 +28,13 @@ int privs__lookup(const char *spec, struct privs_user *u, char *err, size_t len)
  */
 int privs__drop(const struct privs_user *u);
 
+/*
+ * --user: become @u, then check as @u what needs privileges later:
+ * @still_allowed(@ctx) (0 or -errno: the maps' bpf() calls), creating files
+ * in -o @output's directory (logrotate), so that it is refused before
+ * tracing starts. Returns 0, or -1 said on stderr.
+ */
+int privs__become(const struct privs_user *u, int (*still_allowed)(const void *ctx),
+		  const void *ctx, const char *output, bool verbose);
+
 #endif /* __PRIVS_H */

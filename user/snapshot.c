@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -175,4 +176,35 @@ int snapshot__take(struct loader *l, struct model *m)
 		model__announce_entries(m);
 	}
 	return n;
+}
+
+int snapshot__seed_filter(struct loader *l, pid_t root, bool filtering)
+{
+	pid_t *kids;
+	int n, i;
+
+	if (kill(root, 0) && errno == ESRCH) {
+		fprintf(stderr, "pgrptrace: cannot trace pid %d: no such process\n", root);
+		return -1;
+	}
+	/* A thread's id reaches kill(2) and /proc, but the filter is by process. */
+	n = procfs__tgid(root);
+	if (n > 0 && n != root) {
+		fprintf(stderr, "pgrptrace: %d is a thread of process %d: give -p %d\n", root,
+			n, n);
+		return -1;
+	}
+	if (!filtering)
+		return 0;
+	loader__trace(l, root);
+	n = procfs__descendants(root, &kids);
+	if (n < 0) {
+		fprintf(stderr, "pgrptrace: cannot list the descendants of %d: %s\n", root,
+			strerror(-n));
+		return -1;
+	}
+	for (i = 0; i < n; i++)
+		loader__trace(l, kids[i]);
+	free(kids);
+	return 0;
 }

@@ -14,4 +14,11 @@
  */
 int snapshot__take(struct loader *l, struct model *m);
 
+/*
+ * -p PID: refused for a process that does not exist or a thread; with
+ * @filtering, PID and its descendants now go into the BPF side's filter
+ * (their children follow by themselves). Returns 0, or -1 said on stderr.
+ */
+int snapshot__seed_filter(struct loader *l, pid_t root, bool filtering);
+
 #endif /* __SNAPSHOT_H */

@@ -347,3 +347,26 @@ out:
 	free(sessions);
 	return n;
 }
+
+size_t tree__redraw(const struct model *m, const struct tree_opts *o, struct sbuf *last,
+		    bool clear, bool blank, struct sbuf *out)
+{
+	size_t n;
+
+	sbuf__reset(out);
+	n = tree__render(m, o, out);
+	if (last->buf && last->len == out->len && !memcmp(last->buf, out->buf, out->len)) {
+		sbuf__reset(out);
+		return n;
+	}
+	sbuf__reset(last);
+	sbuf__put(last, out->buf, out->len);
+	if (clear) {
+		sbuf__reset(out);
+		sbuf__puts(out, "\033[H\033[2J");
+		sbuf__put(out, last->buf, last->len);
+	} else if (blank) {
+		sbuf__putc(out, '\n');
+	}
+	return n;
+}

@@ -33,4 +33,13 @@ bool tree__is_foreground(const struct model *m, __u32 sid, __u32 pgid);
 
 size_t tree__render(const struct model *m, const struct tree_opts *o, struct sbuf *out);
 
+/*
+ * The tree of @m into @out, unless it is what @last (kept) holds: with
+ * @clear after the sequence that clears a terminal, with @blank followed by
+ * an empty line. @out is left empty when nothing changed. Returns the
+ * processes drawn.
+ */
+size_t tree__redraw(const struct model *m, const struct tree_opts *o, struct sbuf *last,
+		    bool clear, bool blank, struct sbuf *out);
+
 #endif /* __TREE_H */

@@ -1,8 +1,15 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include "clock.h"
 #include "procfs.h"
 #include "verify.h"
+
+#define VERIFY_TRIES		25
+#define VERIFY_TRIES_EXITING	500
+#define VERIFY_WAIT_MS		20
 
 static void diff(struct sbuf *r, struct verify_result *res, pid_t pid, const char *field,
 		 long long model, long long proc)
@@ -70,4 +77,34 @@ int verify__run(const struct model *m, struct sbuf *report, struct verify_result
 	}
 	free(all);
 	return 0;
+}
+
+unsigned int verify__settled(struct model *m, void (*settle)(void *ctx), void *ctx,
+			     struct sbuf *report)
+{
+	struct verify_result res = {};
+	size_t from = report->len;
+	int i, err = 0;
+
+	for (i = 0; i < VERIFY_TRIES ||
+		    (i < VERIFY_TRIES_EXITING && model__pending_reparents(m)); i++) {
+		settle(ctx);
+		/* Pending only while the old parent may still be in do_exit: bounded. */
+		model__confirm_reparents(m, clock_ns(CLOCK_BOOTTIME), 0);
+		model__drop_reaped(m);
+		report->len = from;
+		if (report->buf)
+			report->buf[from] = '\0';
+		err = verify__run(m, report, &res);
+		if (err || !res.differences)
+			break;
+		usleep(VERIFY_WAIT_MS * 1000);
+	}
+	if (err) {
+		fprintf(stderr, "pgrptrace: cannot read /proc: %s\n", strerror(-err));
+		res.differences = 1;
+	}
+	sbuf__printf(report, "verify: %u processes, %u differences\n", res.processes,
+		     res.differences);
+	return res.differences;
 }

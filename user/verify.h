@@ -18,4 +18,15 @@ struct verify_result {
  */
 int verify__run(const struct model *m, struct sbuf *report, struct verify_result *res);
 
+/*
+ * --verify's check at a quiet point: verify__run() until the model agrees,
+ * @settle(@ctx) before each try (it takes what is pending), retrying while
+ * the frees of reaped processes are still in flight (RCU), and longer while
+ * a parent is still exiting, its orphans not yet reparented. The
+ * differences of the last try, then "verify: N processes, M differences",
+ * into @report. Returns the differences (1 if /proc could not be read).
+ */
+unsigned int verify__settled(struct model *m, void (*settle)(void *ctx), void *ctx,
+			     struct sbuf *report);
+
 #endif /* __VERIFY_H */

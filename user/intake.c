@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/libbpf.h>
+#include "decode.h"
+#include "intake.h"
+
+/*
+ * Records handled per poll: then the loop writes what is due, ticks and
+ * sees signals. libbpf reads a ring buffer until it is empty, which under a
+ * flood it never is: the lines formatted meanwhile (hundreds of megabytes)
+ * and a stop would wait for the flood to end.
+ */
+#define POLL_BUDGET	4096
+/* The most rounds of POLL_BUDGET that reading the ring buffer dry may take. */
+#define DRAIN_ROUNDS	256
+
+/* A copy of a record that arrived while the snapshot was being taken. */
+struct queued {
+	struct queued *next;
+	size_t size;
+	__u64 data[];	/* aligned for the record structs */
+};
+
+int intake__record(void *ctx, void *data, size_t size)
+{
+	struct intake *in = ctx;
+	struct pgt_event ev;
+	struct queued *q;
+	__u32 len = (__u32)size;
+
+	/* --record: each record as it came; a failure is said once, and fails the run. */
+	if (in->record && in->record->f && !in->record->err &&
+	    rec__write(in->record, data, len))
+		fprintf(stderr, "pgrptrace: cannot write %s: %s; recording stopped\n",
+			in->record_path, strerror(-in->record->err));
+
+	if (decode__record(data, size, &ev)) {
+		if (!in->bad_records++)
+			fprintf(stderr, "pgrptrace: skipping a malformed record (%zu bytes)\n", size);
+		return 0;
+	}
+	if (in->queueing) {
+		q = malloc(sizeof(*q) + size);
+		if (!q)
+			return -ENOMEM;
+		q->next = NULL;
+		q->size = size;
+		memcpy(q->data, data, size);
+		*in->queue_tail = q;
+		in->queue_tail = &q->next;
+		return 0;
+	}
+	pipeline__record(in->pl, &ev);
+	return 0;
+}
+
+/* libbpf's callback: a record, and -EAGAIN (it stops there) once the budget is spent. */
+static int on_sample(void *ctx, void *data, size_t size)
+{
+	struct intake *in = ctx;
+	int err = intake__record(ctx, data, size);
+
+	if (!err && in->budget && !--in->budget)
+		return -EAGAIN;
+	return err;
+}
+
+int intake__open(struct intake *in, int fd)
+{
+	in->rb = ring_buffer__new(fd, on_sample, in, NULL);
+	if (!in->rb) {
+		fprintf(stderr, "pgrptrace: cannot create ring buffer reader: %s\n",
+			strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int intake__poll(struct intake *in, int timeout_ms)
+{
+	int err;
+
+	in->budget = POLL_BUDGET;
+	err = ring_buffer__poll(in->rb, timeout_ms);
+	if (err == -EINTR || err == -EAGAIN)
+		err = 0;
+	if (err < 0)
+		return err;
+	/* Records submitted without a wakeup are picked up here. */
+	if (in->budget) {
+		err = ring_buffer__consume(in->rb);
+		if (err == -EAGAIN)
+			err = 0;
+	}
+	return err < 0 ? err : 0;
+}
+
+int intake__drain(struct intake *in)
+{
+	int err, round = 0;
+
+	if (!in->rb)
+		return 0;
+	do {
+		in->budget = POLL_BUDGET;
+		err = ring_buffer__consume(in->rb);
+		if (err == -EAGAIN && !in->queueing && in->flush)
+			in->flush(in->ctx);
+	} while (err == -EAGAIN && ++round < DRAIN_ROUNDS);
+	return err == -EAGAIN ? 0 : err;
+}
+
+void intake__hold(struct intake *in)
+{
+	in->queueing = true;
+	in->queue = NULL;
+	in->queue_tail = &in->queue;
+}
+
+void intake__release(struct intake *in)
+{
+	struct queued *q, *next;
+	struct pgt_event ev;
+
+	in->queueing = false;
+	for (q = in->queue; q; q = next) {
+		next = q->next;
+		if (!decode__record(q->data, q->size, &ev))
+			pipeline__record(in->pl, &ev);
+		free(q);
+	}
+	in->queue = NULL;
+}
+
+void intake__free(struct intake *in)
+{
+	ring_buffer__free(in->rb);
+	in->rb = NULL;
+}

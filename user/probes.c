@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * What this kernel offers, found by probes, never by version: each missing
+ * feature has a fallback (bpf/), each level what it needs.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+#include <linux/capability.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include "probes.h"
+
+/* CAP_BPF and CAP_PERFMON (5.8+), or CAP_SYS_ADMIN, in the effective set. */
+bool probes__caps(void)
+{
+	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct data[2] = {};
+
+	if (syscall(SYS_capget, &hdr, data))
+		return geteuid() == 0;
+#define HAS(cap) (data[(cap) / 32].effective & (1U << ((cap) % 32)))
+	return HAS(CAP_SYS_ADMIN) || (HAS(CAP_BPF) && HAS(CAP_PERFMON));
+#undef HAS
+}
+
+/* The kernel's own BTF, parsed once: which functions the fentry programs can hook. */
+struct btf *probes__kernel_btf(void)
+{
+	static struct btf *vmlinux;
+	static bool tried;
+
+	if (!tried) {
+		tried = true;
+		vmlinux = btf__load_vmlinux_btf();
+	}
+	return vmlinux;
+}
+
+/* What this kernel offers, probed once. */
+static struct features kfeat;
+static bool probed;
+
+/* Whether an atomic fetch-and-add (BPF_ATOMIC | BPF_FETCH) passes the verifier. */
+static bool probe_atomic_fetch(void)
+{
+	const struct bpf_insn insns[] = {
+		{ .code = BPF_ST | BPF_MEM | BPF_DW, .dst_reg = BPF_REG_10, .off = -8, .imm = 0 },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_1, .imm = 1 },
+		{ .code = BPF_STX | BPF_ATOMIC | BPF_DW, .dst_reg = BPF_REG_10,
+		  .src_reg = BPF_REG_1, .off = -8, .imm = BPF_ADD | BPF_FETCH },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	int fd = bpf_prog_load(BPF_PROG_TYPE_SOCKET_FILTER, "pgt_atomic_probe", "GPL", insns,
+			       sizeof(insns) / sizeof(insns[0]), NULL);
+
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
+const struct features *probes__features(bool verbose)
+{
+	struct btf *vmlinux;
+	const char *off;
+
+	if (probed)
+		return &kfeat;
+	probed = true;
+	vmlinux = probes__kernel_btf();
+	kfeat.task_from_pid = vmlinux &&
+		btf__find_by_name_kind(vmlinux, "bpf_task_from_pid", BTF_KIND_FUNC) > 0;
+	kfeat.loop = libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE, BPF_FUNC_loop, NULL) > 0;
+	kfeat.snprintf = libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE, BPF_FUNC_snprintf, NULL) > 0;
+	kfeat.task_storage = libbpf_probe_bpf_map_type(BPF_MAP_TYPE_TASK_STORAGE, NULL) > 0;
+	kfeat.atomic_fetch = probe_atomic_fetch();
+	/*
+	 * Testing aid: PGRPTRACE_TEST_NO_FEATURES=loop,snprintf,task_storage,
+	 * atomic_fetch (or all) takes the fallbacks of an older kernel on this one.
+	 */
+	if ((off = getenv("PGRPTRACE_TEST_NO_FEATURES"))) {
+		bool all = !strcmp(off, "all");
+
+		kfeat.loop &= !all && !strstr(off, "loop");
+		kfeat.snprintf &= !all && !strstr(off, "snprintf");
+		kfeat.task_storage &= !all && !strstr(off, "task_storage");
+		kfeat.atomic_fetch &= !all && !strstr(off, "atomic_fetch");
+	}
+	if (verbose)
+		fprintf(stderr, "pgrptrace: kernel offers: bpf_task_from_pid %s, bpf_loop %s, "
+				"bpf_snprintf %s, task storage %s, atomic fetch %s\n",
+			kfeat.task_from_pid ? "yes" : "no", kfeat.loop ? "yes" : "no",
+			kfeat.snprintf ? "yes" : "no", kfeat.task_storage ? "yes" : "no",
+			kfeat.atomic_fetch ? "yes" : "no");
+	return &kfeat;
+}
+
+/* What @level needs that this kernel lacks, in @why; 0 if nothing. */
+int probes__level_missing(enum hook_level level, char *why, size_t len)
+{
+	if (level == HOOK_TRACEPOINT && !probes__features(false)->task_from_pid) {
+		snprintf(why, len, "needs kfunc bpf_task_from_pid (Linux 6.2), which this "
+				   "kernel lacks");
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Whether fentry programs load and attach here: a two-instruction fentry
+ * program on disassociate_ctty, loaded with bpf(2) itself. Through the
+ * skeleton, a kernel that refuses trampolines (as many do at load) would
+ * cost an ELF parse and a relocation pass on top of the parse of vmlinux
+ * BTF that finds the function (10 ms of the 30); what the real program
+ * needs beyond this is checked by its own load, which falls back to tp_btf.
+ */
+int probes__fentry(char *why, size_t len)
+{
+	const struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	LIBBPF_OPTS(bpf_prog_load_opts, po, .expected_attach_type = BPF_TRACE_FENTRY);
+	const char *step = "cannot load";
+	struct btf *vmlinux;
+	int id, fd, link, err = 0;
+
+	vmlinux = probes__kernel_btf();
+	if (!vmlinux) {
+		snprintf(why, len, "cannot read kernel BTF: %s", strerror(errno));
+		return -1;
+	}
+	id = btf__find_by_name_kind(vmlinux, "disassociate_ctty", BTF_KIND_FUNC);
+	if (id < 0) {
+		snprintf(why, len, "fentry/disassociate_ctty: not in the kernel's BTF");
+		return -1;
+	}
+	po.attach_btf_id = id;
+	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, "pgt_fentry_probe", "GPL", insns,
+			   sizeof(insns) / sizeof(insns[0]), &po);
+	if (fd < 0) {
+		err = -errno;
+	} else {
+		link = bpf_link_create(fd, 0, BPF_TRACE_FENTRY, NULL);
+		if (link < 0) {
+			err = -errno;
+			step = "cannot attach";
+		}
+		if (link >= 0)
+			close(link);
+		close(fd);
+	}
+	if (err)
+		snprintf(why, len, "fentry/disassociate_ctty: %s: %s", step, strerror(-err));
+	return err ? -1 : 0;
+}
