@@ -40,15 +40,21 @@ SKEL		:= $(OUTPUT)/pgrptrace.skel.h
 # The same programs without atomic fetch-and-add, for kernels before 5.12.
 BPF_NOFETCH	:= $(OUTPUT)/pgrptrace_nofetch.bpf.o
 SKEL_NOFETCH	:= $(OUTPUT)/pgrptrace_nofetch.skel.h
-USER_SRCS	:= $(wildcard user/*.c)
+# User space in layers, each a folder: core (records, the model, the
+# pipeline), kernel (the BPF side's loader, /proc), out (formats and
+# outputs), view (the tree, the full-screen view); the run on top, in user/.
+USER_LAYERS	:= core kernel out view
+USER_LAYER_SRCS	:= $(foreach l,$(USER_LAYERS),$(wildcard user/$(l)/*.c))
+USER_SRCS	:= $(wildcard user/*.c) $(USER_LAYER_SRCS)
 USER_OBJS	:= $(patsubst user/%.c,$(OUTPUT)/user/%.o,$(USER_SRCS))
 LIB_OBJS	:= $(filter-out $(OUTPUT)/user/main.o,$(USER_OBJS))
+USER_INC	:= -Iuser $(foreach l,$(USER_LAYERS),-Iuser/$(l))
 
 WARNINGS	:= -Wall -Wextra -Werror -Wshadow -Wmissing-prototypes \
 		   -Wstrict-prototypes -Wundef -Wno-unused-parameter
 CFLAGS		?= -g -O2
 ALL_CFLAGS	:= $(CFLAGS) $(SAN_FLAGS) $(WARNINGS) -std=gnu11 -D_GNU_SOURCE -MMD -MP \
-		   -Ibpf -Iuser -I$(OUTPUT) $(EXTRA_CFLAGS)
+		   -Ibpf $(USER_INC) -I$(OUTPUT) $(EXTRA_CFLAGS)
 LIBS		:= $(shell $(PKG_CONFIG) --libs libbpf zlib libsystemd ncursesw 2>/dev/null || \
 		     echo -lbpf -lelf -lz -lsystemd -lncursesw -ltinfo)
 ALL_LDFLAGS	:= $(LDFLAGS) $(SAN_FLAGS) $(EXTRA_LDFLAGS)
@@ -119,10 +125,12 @@ $(SKEL_NOFETCH): $(BPF_NOFETCH)
 
 $(OUTPUT)/user/%.o: user/%.c | $(OUTPUT)/user
 	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
 
-# Only the loader includes the skeletons.
-$(OUTPUT)/user/loader.o: $(SKEL) $(SKEL_NOFETCH)
+# The kernel layer's loader, hook table and map access include the skeletons.
+SKEL_USERS	:= $(patsubst %,$(OUTPUT)/user/kernel/%.o,loader hooks maps)
+$(SKEL_USERS): $(SKEL) $(SKEL_NOFETCH)
 
 $(BIN): $(USER_OBJS)
 	$(call msg,LINK,$@)
@@ -172,4 +180,4 @@ clean:
 	$(call msg,CLEAN,)
 	$(Q)rm -rf .output .output-san .output-arm64 .output-x86 pgrptrace
 
--include $(wildcard $(OUTPUT)/bpf/*.d $(OUTPUT)/user/*.d $(OUTPUT)/tests/*.d)
+-include $(wildcard $(OUTPUT)/bpf/*.d $(OUTPUT)/user/*.d $(OUTPUT)/user/*/*.d $(OUTPUT)/tests/*.d)

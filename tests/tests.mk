@@ -151,17 +151,17 @@ soak: test-bins
 # Fuzzing: libFuzzer with ASan and UBSan over decode, model and output.
 FUZZ_DIR	:= $(OUTPUT)/fuzz
 FUZZ_BIN	:= $(FUZZ_DIR)/fuzz_records
-FUZZ_SRCS	:= $(filter-out user/main.c user/loader.c user/trace.c user/snapshot.c user/check.c \
-		   user/recording.c user/replay.c user/journal.c user/tui.c user/hooks.c user/probes.c \
-		   user/maps.c user/proglog.c user/intake.c user/losses.c user/session.c,$(USER_SRCS))
+# Every layer below the run (user/*/): what records flow through.
+FUZZ_SRCS	:= $(USER_LAYER_SRCS)
 FUZZ_CFLAGS	:= -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-		   -std=gnu11 -D_GNU_SOURCE -Ibpf -Iuser -I$(OUTPUT) $(WARNINGS)
+		   -std=gnu11 -D_GNU_SOURCE -Ibpf $(USER_INC) -I$(OUTPUT) $(WARNINGS)
 FUZZ_SECONDS	?= 20
 
-$(FUZZ_BIN): tests/fuzz/fuzz_records.c $(FUZZ_SRCS) $(wildcard user/*.h bpf/pgrptrace.h)
+$(FUZZ_BIN): tests/fuzz/fuzz_records.c $(FUZZ_SRCS) $(wildcard user/*.h user/*/*.h bpf/pgrptrace.h) \
+	     $(SKEL) $(SKEL_NOFETCH)
 	$(Q)mkdir -p $(FUZZ_DIR)
 	$(call msg,FUZZ,$@)
-	$(Q)$(CLANG) $(FUZZ_CFLAGS) tests/fuzz/fuzz_records.c $(FUZZ_SRCS) -o $@
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) tests/fuzz/fuzz_records.c $(FUZZ_SRCS) $(LIBS) -o $@
 
 .PHONY: fuzz fuzz-short check-fields readme-examples prove-all check-levels check-kernels check-loaded check-quick soak
 fuzz: $(FUZZ_BIN)

@@ -186,8 +186,14 @@ int session__open(struct tracer *s, const struct output_cfg *ocfg)
 	output__set_model(s->out, s->model);
 	model__set_note_fn(s->model, on_note, s);
 	if (!o->replay) {
+		struct model_io io = {
+			.read_stat = procfs__model_stat,
+			.read_cgroup = cgroup__read_pcgroup,
+			.tick_ns = procfs__tick_ns(),
+		};
+
+		model__set_io(s->model, &io);
 		model__set_entry_fn(s->model, on_entry, s);
-		model__set_cgroup_fn(s->model, cgroup__read_proc);
 	}
 	pipeline__init(&s->pl, s->model, &to_output, s);
 	s->in.pl = &s->pl;

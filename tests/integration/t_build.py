@@ -3,6 +3,7 @@
 """The build and its artefacts: install layout, the man page, header
 dependency tracking, the arm64 BPF object."""
 import os
+import re
 import tempfile
 
 from harness import Tap, run
@@ -35,10 +36,31 @@ else:
     t.skip("git: no build output is tracked", "not a git checkout")
 
 # The dependency files list the shared header for user and BPF objects.
-for d in (".output/user/decode.d", ".output/bpf/pgrptrace.bpf.d"):
+for d in (".output/user/core/decode.d", ".output/bpf/pgrptrace.bpf.d"):
     path = os.path.join(top, d)
     deps = open(path).read() if os.path.exists(path) else ""
     t.ok("pgrptrace.h" in deps, "deps: %s names bpf/pgrptrace.h" % d)
+
+# User space in layers (docs/design.md): a folder's files include only the
+# headers of their own layer and the layers below it.
+BELOW = {"core": {"core"}, "kernel": {"core", "kernel"}, "out": {"core", "out"},
+         "view": {"core", "kernel", "out", "view"}}
+layer_of = {}
+for layer in BELOW:
+    for f in os.listdir(os.path.join(top, "user", layer)):
+        layer_of[f] = layer
+for f in os.listdir(os.path.join(top, "user")):
+    if f.endswith((".c", ".h")):
+        layer_of[f] = "top"
+crossing = []
+for layer, allowed in sorted(BELOW.items()):
+    for f in sorted(os.listdir(os.path.join(top, "user", layer))):
+        with open(os.path.join(top, "user", layer, f), encoding="utf-8") as fh:
+            for inc in re.findall(r'^#include "([^"]+)"', fh.read(), re.M):
+                if layer_of.get(inc, layer) not in allowed:
+                    crossing.append("user/%s/%s includes %s (%s)" % (layer, f, inc,
+                                                                    layer_of[inc]))
+t.eq(crossing, [], "layers: no file of user/ includes a header of a layer above its own")
 
 # The BPF object for arm64 builds here from the committed arm64 vmlinux.h.
 arm = os.path.join(top, ".output-arm64/pgrptrace.bpf.o")

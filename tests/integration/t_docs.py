@@ -83,8 +83,9 @@ t.eq(sorted({c for c in cases if len(c) > 1} - set(longs)), [],
 events_md = read("docs", "events.md")
 schema_txt = read("docs", "events.schema.json")
 schema = json.loads(schema_txt)
-code = "".join(read("user", f) for f in ("json.c", "jsonw.c", "tree.c", "ecs.c"))
-json_c = read("user", "json.c") + read("user", "tree.c")
+code = "".join(read("user", *f) for f in (("out", "json.c"), ("out", "jsonw.c"),
+                                          ("view", "tree.c"), ("out", "ecs.c")))
+json_c = read("user", "out", "json.c") + read("user", "view", "tree.c")
 written = set(re.findall(r'jsonw_\w+\(\s*&?w,\s*"(\w+)"', json_c))
 written |= set(re.findall(r'json_\w+\(\s*&?w,\s*(?:fc,\s*)?"(\w+)"', json_c))
 # A field named by a choice: jsonw_bool_field(w, exe ? "a" : "b", ...), or a
@@ -100,7 +101,7 @@ written |= {n + "_hex" for n in re.findall(r'jsonw_untrusted(?:_array)?\(\s*&?w,
 written |= {n + "_hex" for a, b in re.findall(r'jsonw_untrusted\(\s*&?w,\s*\w+ \? "(\w+)" : '
                                               r'"(\w+)"', json_c) for n in (a, b)}
 # The host object (user/host.c) and the tree document's.
-written |= set(re.findall(r'field\(&?w,\s*"(\w+)"', read("user", "host.c")))
+written |= set(re.findall(r'field\(&?w,\s*"(\w+)"', read("user", "out", "host.c")))
 documented = fields.documented_names(events_md)
 
 
@@ -131,7 +132,7 @@ t.eq(sorted(in_schema - written - {"schema"}), [],
      "docs/events.schema.json names no field the code never writes")
 
 # ---- ECS ----
-ecs_c = read("user", "ecs.c")
+ecs_c = read("user", "out", "ecs.c")
 ecs_md = read("docs", "ecs.md")
 # ecs.c nests its objects: each name it writes, at any depth, is in docs/ecs.md.
 ecs_written = set(re.findall(r'(?:jsonw_\w*(?:field|name)|ecs_\w+)\(\s*w,\s*"(\w+)"', ecs_c))
@@ -155,10 +156,14 @@ t.ok(len(build) > 5 and len(test) > 10, "Makefile: BUILD_PKGS and TEST_PKGS read
 setup = readme[readme.index("## Set-up"):readme.index("`make check` takes")]
 said = set(re.findall(r"[a-z0-9][a-z0-9.+-]*[a-z0-9]", setup))
 t.eq(sorted((build | test) - said), [], "README set-up: names every package the Makefile installs")
-row = next((ln for ln in readme.splitlines() if ln.startswith("| `user/`")), "")
-mods = {f[:-2] for f in os.listdir(os.path.join(TOP, "user")) if f.endswith(".c")}
-t.eq(sorted(m for m in mods if not re.search(r"`%s(\.c)?`|[`/]%s[`/]" % (m, m), row)), [],
-     "README layout: the user/ row names every module")
+# A row per folder of user/ (the layers), naming each module of its folder.
+missing = []
+for root, dirs, files in os.walk(os.path.join(TOP, "user")):
+    folder = os.path.relpath(root, TOP) + "/"
+    row = next((ln for ln in readme.splitlines() if ln.startswith("| `%s`" % folder)), "")
+    missing += [folder + f for f in sorted(files) if f.endswith(".c") and
+                not re.search(r"`%s(\.c)?`|[`/]%s[`/]" % (f[:-2], f[:-2]), row)]
+t.eq(missing, [], "README layout: each user/ folder's row names every module in it")
 t.eq(sorted(set(re.findall(r"\bschema`? (\d+)", read("docs", "ecs.md")))),
      [str(schema["properties"]["schema"]["const"])], "docs/ecs.md: the schema it names is current")
 

@@ -183,6 +183,7 @@ static void test_reparent_pending_then_proc_wins(void **state)
 		_exit(read(fds[0], &ch, 1) < 0);
 	}
 	mismatches = 0;
+	model__set_io(m, &(struct model_io){ .read_stat = procfs__model_stat });
 	model__set_note_fn(m, count_note, NULL);
 	fork_(m, ctx(me, 100, me, 100, 30, "test"), ctx(kid, me, me, 100, 40, "kid"));
 	reparent(m, ctx(me, 100, me, 100, 30, "test"), kid, 40, 100, PGT_REAPER_SUBREAPER);
@@ -211,10 +212,9 @@ static struct {
 	char parent_state;
 } fake;
 
-static int fake_stat(pid_t pid, struct proc_stat *st)
+static int fake_stat(pid_t pid, struct model_stat *st)
 {
 	memset(st, 0, sizeof(*st));
-	st->pid = pid;
 	if (pid == fake.kid) {
 		st->ppid = fake.kid_ppid;
 		st->state = 'S';
@@ -245,7 +245,7 @@ static struct mproc *orphan_of_exiting(struct model *m, char state, __u32 flags)
 	fake.kid_ppid = 30999;		/* not reparented yet */
 	fake.parent_state = state;
 	fake.parent_flags = flags;
-	model__set_stat_fn(m, fake_stat);
+	model__set_io(m, &(struct model_io){ .read_stat = fake_stat });
 	mismatches = 0;
 	model__set_note_fn(m, count_note, NULL);
 	fork_(m, ctx(30999, 100, 30999, 100, 30, "big"), ctx(31000, 30999, 30999, 100, 40, "sleep"));
@@ -340,7 +340,7 @@ static void test_zombie_without_reap_leaves(void **state)
 	struct mproc *z;
 	__u64 t;
 
-	model__set_stat_fn(m, fake_stat);
+	model__set_io(m, &(struct model_io){ .read_stat = fake_stat });
 	model__set_note_fn(m, count_note, NULL);
 	fork_(m, ctx(31342, 100, 31342, 100, 30, "sh"), ctx(31355, 31342, 31342, 100, 40, "mkdir"));
 	exit_(m, ctx(31355, 31342, 31342, 100, 40, "mkdir"), 0);

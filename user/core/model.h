@@ -16,51 +16,7 @@
 #include <linux/types.h>
 #include "decode.h"
 
-/*
- * What a process runs: from its last exec record, or /proc at the snapshot.
- * Shared by a forker and the children that have not exec'd since.
- */
-struct image {
-	unsigned int refs;
-	__u32 args_len;		/* bytes at args */
-	bool args_cut;		/* the vector was longer than PGT_ARGS_MAX bytes */
-	const char *exe;	/* the executable's path, NULL if unknown */
-	const char *args;	/* the argument vector, NUL-separated, NULL if unknown */
-	char data[];
-};
-
-/*
- * Where a process runs: its cgroup in the unified hierarchy, and the
- * container its cgroups name. Shared by a process and the children born
- * into it, replaced when it moves.
- */
-struct pcgroup {
-	unsigned int refs;
-	__u64 id;		/* unified-hierarchy cgroup id, 0 if unknown */
-	const char *runtime;	/* the container's runtime, NULL if none or unknown */
-	char container[65];	/* the container id, "" if none */
-	const char *v1;		/* a v1 hierarchy's path, NULL if none known */
-	char v2[];		/* the unified hierarchy's path, "" if unknown */
-};
-
-/* Where an sshd login came from, as its entry leader's environment says. */
-struct login_remote {
-	char ip[46];		/* INET6_ADDRSTRLEN, checked by inet_pton() */
-	__u16 port;
-};
-
-/* One link of a process's birth lineage; shared, and kept while referenced. */
-struct lineage {
-	__u32 pid;
-	__u64 start_ns;
-	__u32 tty_nr;		/* as an entry leader: its session's tty */
-	char tty[PGT_TTY_LEN];
-	char comm[PGT_COMM_LEN];
-	struct image *image;	/* what it runs as last seen, NULL if unknown */
-	struct lineage *parent;	/* the parent at birth, NULL at the root */
-	struct login_remote *remote;	/* as an sshd login's entry leader: its client */
-	unsigned int refs;
-};
+#include "lineage.h"
 
 struct mproc {
 	/*
@@ -70,7 +26,7 @@ struct mproc {
 	 */
 	struct pgt_proc ctx;
 	bool zombie;		/* exited, not yet reaped */
-	bool start_approx;	/* start time from /proc, in clock ticks */
+	__u32 start_tick_ns;	/* start time from /proc, to this clock tick; 0: exact */
 	__u32 exit_status;	/* raw, valid when zombie */
 	__u32 adopted_from;	/* parent before the last reparent, 0 if none */
 	__u32 predicted_ppid;	/* reparent awaiting confirmation, 0 if none */
@@ -125,42 +81,35 @@ struct model_note {
 };
 
 typedef void (*model_note_fn)(void *ctx, const struct model_note *note);
-struct proc_stat;
-/* How the model reads /proc/PID/stat: procfs__read_stat(), or a test's. */
-typedef int (*model_stat_fn)(pid_t pid, struct proc_stat *st);
-struct cgroup_paths;
-/* How the model reads /proc/PID/cgroup while tracing (NULL: it does not). */
-typedef int (*model_cgroup_fn)(pid_t pid, struct cgroup_paths *cp);
+/* A process as /proc/PID/stat shows it: what the model asks of it. */
+struct model_stat {
+	__u32 ppid;
+	__u32 flags;			/* PF_* */
+	unsigned long long start_ticks;	/* clock ticks since boot */
+	char state;			/* R, S, Z, ... */
+};
+
+/*
+ * What the model may read of the machine, handed in: it does no I/O of its
+ * own. A replay reads nothing (the machine is another); the tests fake it.
+ */
+struct model_io {
+	/* /proc/PID/stat: 0 or -errno. NULL: not read (as a process gone). */
+	int (*read_stat)(pid_t pid, struct model_stat *st);
+	/* A process's cgroup now, a new reference; NULL: cgroups from records only. */
+	struct pcgroup *(*read_cgroup)(pid_t pid);
+	long tick_ns;			/* /proc's clock tick; 0: USER_HZ's 10 ms */
+};
 /* Told of each new entry leader, while its process is alive (tracing, not replay). */
 typedef void (*model_entry_fn)(void *ctx, struct lineage *entry);
 
-/* The tables' entries (user/model.c): each holds its struct and a hash handle. */
-struct proc_node;
-struct session_node;
-struct tty_node;
-
-struct model {
-	struct proc_node *procs;	/* by pid */
-	struct session_node *sessions;	/* by sid */
-	struct tty_node *ttys;		/* by tty_nr */
-	model_note_fn note_fn;
-	void *note_ctx;
-	model_stat_fn read_stat;
-	model_entry_fn entry_fn;
-	void *entry_ctx;
-	model_cgroup_fn read_cgroup;
-	__u64 generation;	/* bumped by every change */
-	bool resyncing;		/* snapshot records now correct the model */
-	__u32 predicted[256];	/* orphans whose new parent awaits confirmation */
-	unsigned int npredicted;
-};
+struct model;
 
 struct model *model__new(void);
 void model__free(struct model *m);
 void model__set_note_fn(struct model *m, model_note_fn fn, void *ctx);
-void model__set_stat_fn(struct model *m, model_stat_fn fn);
+void model__set_io(struct model *m, const struct model_io *io);
 void model__set_entry_fn(struct model *m, model_entry_fn fn, void *ctx);
-void model__set_cgroup_fn(struct model *m, model_cgroup_fn fn);
 /* Tell the entry hook of every entry leader again (once the snapshot knows what they run). */
 void model__announce_entries(struct model *m);
 
@@ -236,20 +185,7 @@ bool model__same_start(const struct mproc *p, __u64 start_ns);
 /* The process @c describes (the same pid and start), or NULL. */
 const struct mproc *model__proc_of(const struct model *m, const struct pgt_proc *c);
 
-struct lineage *lineage__get(struct lineage *l);
-/*
- * A cgroup record: @v2 (the unified hierarchy's path) and @v1 (a v1
- * hierarchy's), either NULL where unknown; the container comes from v2's,
- * else v1's. NULL when out of memory.
- */
-struct pcgroup *pcgroup__new(const char *v2, size_t v2_len, __u64 id, const char *v1,
-			     size_t v1_len);
-struct pcgroup *pcgroup__get(struct pcgroup *cg);
-void pcgroup__put(struct pcgroup *cg);
 /* @p now runs in @cg (a reference taken). */
 void model__set_cgroup(struct mproc *p, struct pcgroup *cg);
-struct image *image__get(struct image *im);
-void image__put(struct image *im);
-void lineage__put(struct lineage *l);
 
 #endif /* __MODEL_H */

@@ -20,6 +20,10 @@ struct proc_stat {
 
 int procfs__read_stat(pid_t pid, struct proc_stat *st);
 
+struct model_stat;
+/* procfs__read_stat(), as the model asks (struct model_io's read_stat). */
+int procfs__model_stat(pid_t pid, struct model_stat *st);
+
 /*
  * What @pid runs: /proc/PID/exe into @exe (empty if unreadable) and up to
  * @size bytes of /proc/PID/cmdline into @args, their number in *len, *cut if

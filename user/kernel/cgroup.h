@@ -1,8 +1,5 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
-/*
- * Where a process runs: its cgroup, and the container that the cgroup's
- * path names, in the layouts that container runtimes and systemd use.
- */
+/* Where a process runs, as /proc and cgroupfs say: its cgroups and their ids. */
 #ifndef __CGROUP_H
 #define __CGROUP_H
 
@@ -10,18 +7,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 #include <linux/types.h>
-
-#define CGROUP_CONTAINER_ID_LEN	64	/* hex digits of a container id */
-
-/*
- * The container id that @path names, in @id (65 bytes), and the runtime
- * that makes that layout in *@runtime ("docker", "containerd", "cri-o",
- * "podman"; NULL where the layout does not say). The innermost component
- * that names one wins; a runtime's monitor (conmon's scope) is not a
- * container. Returns false, with @id empty, when @path names none.
- */
-bool cgroup__container(const char *path, size_t len, char id[CGROUP_CONTAINER_ID_LEN + 1],
-		       const char **runtime);
+#include "container.h"
 
 /* A process's cgroups as /proc/PID/cgroup lists them. */
 struct cgroup_paths {
@@ -38,5 +24,9 @@ int cgroup__read_proc(pid_t pid, struct cgroup_paths *cp);
  * is gone.
  */
 __u64 cgroup__v2_id(const char *path);
+
+struct pcgroup;
+/* @pid's cgroup now, from /proc and cgroupfs: a new reference, NULL if gone or unknown. */
+struct pcgroup *cgroup__read_pcgroup(pid_t pid);
 
 #endif /* __CGROUP_H */

@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <uthash.h>
-#include "cgroup.h"
 #include "kernel_defs.h"
 #include "model.h"
-#include "procfs.h"
 
 /* The tables hold nodes: the public struct first, then the hash handle. */
 struct proc_node {
@@ -34,18 +33,47 @@ static inline struct proc_node *proc_node(struct mproc *p)
 	for ((tmp) = (m)->procs, (p) = NULL;						\
 	     (tmp) && ((p) = &(tmp)->p, (tmp) = (tmp)->hh.next, 1);)
 
+/* The tables' entries (user/model.c): each holds its struct and a hash handle. */
+struct proc_node;
+struct session_node;
+struct tty_node;
+
+struct model {
+	struct proc_node *procs;	/* by pid */
+	struct session_node *sessions;	/* by sid */
+	struct tty_node *ttys;		/* by tty_nr */
+	model_note_fn note_fn;
+	void *note_ctx;
+	struct model_io io;
+	model_entry_fn entry_fn;
+	void *entry_ctx;
+	__u64 generation;	/* bumped by every change */
+	bool resyncing;		/* snapshot records now correct the model */
+	__u32 predicted[256];	/* orphans whose new parent awaits confirmation */
+	unsigned int npredicted;
+};
+
+/* USER_HZ: the clock tick of /proc's times where none is given. */
+#define DEFAULT_TICK_NS	10000000L
+
 struct model *model__new(void)
 {
-	struct model *m = calloc(1, sizeof(struct model));
-
-	if (m)
-		m->read_stat = procfs__read_stat;
-	return m;
+	return calloc(1, sizeof(struct model));
 }
 
-void model__set_stat_fn(struct model *m, model_stat_fn fn)
+void model__set_io(struct model *m, const struct model_io *io)
 {
-	m->read_stat = fn;
+	m->io = *io;
+}
+
+static int read_stat(const struct model *m, pid_t pid, struct model_stat *st)
+{
+	return m->io.read_stat ? m->io.read_stat(pid, st) : -ENOSYS;
+}
+
+static long tick_ns(const struct model *m)
+{
+	return m->io.tick_ns ? m->io.tick_ns : DEFAULT_TICK_NS;
 }
 
 void model__set_entry_fn(struct model *m, model_entry_fn fn, void *ctx)
@@ -54,25 +82,10 @@ void model__set_entry_fn(struct model *m, model_entry_fn fn, void *ctx)
 	m->entry_ctx = ctx;
 }
 
-void model__set_cgroup_fn(struct model *m, model_cgroup_fn fn)
-{
-	m->read_cgroup = fn;
-}
-
-/* @p's cgroups as /proc says now, or NULL (not tracing, gone, out of memory). */
+/* @p's cgroup as /proc says now, or NULL (not tracing, gone, out of memory). */
 static struct pcgroup *cgroup_from_proc(struct model *m, const struct mproc *p)
 {
-	struct cgroup_paths *cp;
-	struct pcgroup *cg = NULL;
-
-	if (!m->read_cgroup || !(cp = malloc(sizeof(*cp))))
-		return NULL;
-	if (m->read_cgroup((pid_t)p->ctx.pid, cp) == 0)
-		cg = pcgroup__new(cp->v2[0] ? cp->v2 : NULL, sizeof(cp->v2),
-				  cp->v2[0] ? cgroup__v2_id(cp->v2) : 0, cp->v1[0] ? cp->v1 : NULL,
-				  sizeof(cp->v1));
-	free(cp);
-	return cg;
+	return m->io.read_cgroup ? m->io.read_cgroup((pid_t)p->ctx.pid) : NULL;
 }
 
 void model__announce_entries(struct model *m)
@@ -102,96 +115,16 @@ static void note(struct model *m, enum model_note_kind kind, __u32 pid, __u32 ex
 		m->note_fn(m->note_ctx, &n);
 }
 
-/* ---- lineage: refcounted links, kept while a descendant needs them ---- */
-
-struct pcgroup *pcgroup__new(const char *v2, size_t v2_len, __u64 id, const char *v1,
-			     size_t v1_len)
+/* @p's own link of the lineage, below @parent. */
+static struct lineage *proc_link(const struct mproc *p, struct lineage *parent)
 {
-	size_t n2 = v2 ? strnlen(v2, v2_len) : 0, n1 = v1 ? strnlen(v1, v1_len) : 0;
-	struct pcgroup *cg = calloc(1, sizeof(*cg) + n2 + 1 + (v1 ? n1 + 1 : 0));
-	char *v1_copy;
-
-	if (!cg)
-		return NULL;
-	cg->refs = 1;
-	cg->id = id;
-	memcpy(cg->v2, v2 ? v2 : "", n2);
-	if (v1) {
-		v1_copy = cg->v2 + n2 + 1;
-		memcpy(v1_copy, v1, n1);
-		cg->v1 = v1_copy;
-	}
-	if (!cgroup__container(cg->v2, n2, cg->container, &cg->runtime) && cg->v1)
-		cgroup__container(cg->v1, n1, cg->container, &cg->runtime);
-	return cg;
-}
-
-struct pcgroup *pcgroup__get(struct pcgroup *cg)
-{
-	if (cg)
-		cg->refs++;
-	return cg;
-}
-
-void pcgroup__put(struct pcgroup *cg)
-{
-	if (cg && --cg->refs == 0)
-		free(cg);
+	return lineage__new(p->ctx.pid, p->ctx.start_ns, p->ctx.comm, parent);
 }
 
 void model__set_cgroup(struct mproc *p, struct pcgroup *cg)
 {
 	pcgroup__put(p->cg);
 	p->cg = pcgroup__get(cg);
-}
-
-struct image *image__get(struct image *im)
-{
-	if (im)
-		im->refs++;
-	return im;
-}
-
-void image__put(struct image *im)
-{
-	if (im && --im->refs == 0)
-		free(im);
-}
-
-static struct lineage *lineage__new(const struct mproc *p, struct lineage *parent)
-{
-	struct lineage *l = calloc(1, sizeof(*l));
-
-	if (!l)
-		return NULL;
-	l->pid = p->ctx.pid;
-	l->start_ns = p->ctx.start_ns;
-	memcpy(l->comm, p->ctx.comm, sizeof(l->comm));
-	l->parent = parent;
-	if (parent)
-		parent->refs++;
-	l->refs = 1;
-	return l;
-}
-
-struct lineage *lineage__get(struct lineage *l)
-{
-	if (l)
-		l->refs++;
-	return l;
-}
-
-void lineage__put(struct lineage *l)
-{
-	struct lineage *parent;
-
-	while (l && --l->refs == 0) {
-		parent = l->parent;
-		image__put(l->image);
-		free(l->remote);
-		free(l);
-		l = parent;
-	}
 }
 
 /* ---- groups, sessions, ttys: created on first member, freed with the last ---- */
@@ -274,12 +207,9 @@ void model__rehome(struct mproc *p, __u32 pgid)
 
 bool model__same_start(const struct mproc *p, __u64 start_ns)
 {
-	long tick_ns;
-
-	if (!p->start_approx)
+	if (!p->start_tick_ns)
 		return p->ctx.start_ns == start_ns;
-	tick_ns = procfs__tick_ns();
-	return p->ctx.start_ns / tick_ns == start_ns / tick_ns;
+	return p->ctx.start_ns / p->start_tick_ns == start_ns / p->start_tick_ns;
 }
 
 const struct mproc *model__proc_of(const struct model *m, const struct pgt_proc *c)
@@ -368,10 +298,10 @@ static struct mproc *proc_update(struct model *m, const struct pgt_proc *c, __u6
 
 	if (!p)
 		return NULL;
-	if (p->start_approx) {
+	if (p->start_tick_ns) {
 		/* Now exact; its lineage link too, which names it in every descendant's. */
 		p->ctx.start_ns = c->start_ns;
-		p->start_approx = false;
+		p->start_tick_ns = 0;
 		if (p->lineage)
 			p->lineage->start_ns = c->start_ns;
 	}
@@ -509,7 +439,7 @@ static void on_proc_fork(struct model *m, const struct pgt_fork *e)
 		parent = real_parent;	/* CLONE_PARENT */
 	if (parent == child)
 		parent = NULL;
-	child->lineage = lineage__new(child, parent ? parent->lineage : NULL);
+	child->lineage = proc_link(child, parent ? parent->lineage : NULL);
 	/* Until it execs, the child runs what its forker ran. */
 	if (forker && forker->lineage && child->lineage)
 		child->lineage->image = image__get(forker->lineage->image);
@@ -528,21 +458,10 @@ static void on_proc_fork(struct model *m, const struct pgt_fork *e)
 
 void model__set_exec(struct mproc *p, const char *exe, const char *args, size_t len, bool cut)
 {
-	size_t elen = exe ? strlen(exe) + 1 : 0;
-	struct image *im;
-
 	if (!p->lineage)
 		return;
-	im = malloc(sizeof(*im) + elen + (args ? len : 0));
-	if (im) {
-		im->refs = 1;
-		im->args_len = args ? len : 0;
-		im->args_cut = cut;
-		im->exe = exe ? memcpy(im->data, exe, elen) : NULL;
-		im->args = args ? memcpy(im->data + elen, args, len) : NULL;
-	}
 	image__put(p->lineage->image);
-	p->lineage->image = im;
+	p->lineage->image = image__new(exe, args, len, cut);
 }
 
 /* Transition "exec": new name and image; a non-leader exec keeps the process. */
@@ -762,7 +681,7 @@ void model__snapshot_add(struct model *m, const struct pgt_snap *rec, bool start
 	}
 	p->zombie = rec->proc.flags & PGT_F_ZOMBIE;
 	if (start_approx)
-		p->start_approx = true;
+		p->start_tick_ns = (__u32)tick_ns(m);
 }
 
 /*
@@ -788,7 +707,7 @@ static void lineage_of(struct model *m, struct mproc *p)
 	}
 	while (n--) {
 		if (!up[n]->lineage)	/* a loop visits some twice */
-			up[n]->lineage = lineage__new(up[n], q ? q->lineage : NULL);
+			up[n]->lineage = proc_link(up[n], q ? q->lineage : NULL);
 		q = up[n];
 	}
 	free(up);
@@ -844,16 +763,16 @@ void model__snapshot_done(struct model *m)
 /* The old parent is still in do_exit, before exit_notify(). */
 static bool still_exiting(struct model *m, __u32 pid)
 {
-	struct proc_stat st;
+	struct model_stat st;
 
-	return m->read_stat((pid_t)pid, &st) == 0 && (st.flags & PF_EXITING) &&
+	return read_stat(m, (pid_t)pid, &st) == 0 && (st.flags & PF_EXITING) &&
 	       st.state != 'Z' && st.state != 'X';
 }
 
 void model__confirm_reparents(struct model *m, __u64 now_ns, __u64 age_ns)
 {
 	unsigned int i, kept = 0;
-	struct proc_stat st;
+	struct model_stat st;
 	struct mproc *p;
 
 	for (i = 0; i < m->npredicted; i++) {
@@ -864,7 +783,7 @@ void model__confirm_reparents(struct model *m, __u64 now_ns, __u64 age_ns)
 			m->predicted[kept++] = m->predicted[i];
 			continue;
 		}
-		if (m->read_stat((pid_t)p->ctx.pid, &st))
+		if (read_stat(m, (pid_t)p->ctx.pid, &st))
 			st.ppid = 0;
 		/*
 		 * /proc still names the exiting parent: the kernel has not
@@ -903,18 +822,18 @@ unsigned int model__pending_reparents(const struct model *m)
  */
 static unsigned int drop_gone_zombies(struct model *m, __u64 now_ns, __u64 age_ns, bool say)
 {
-	long tick_ns = procfs__tick_ns();
+	long tick = tick_ns(m);
 	struct proc_node *tmp;
 	struct mproc *p;
-	struct proc_stat st;
+	struct model_stat st;
 	unsigned int n = 0;
 
 	FOR_EACH_PROC_SAFE(m, p, tmp) {
 		if (!p->zombie || now_ns - p->updated_ns < age_ns)
 			continue;
 		/* Still there, and the same process (not a reused pid). */
-		if (m->read_stat((pid_t)p->ctx.pid, &st) == 0 &&
-		    st.start_ticks == p->ctx.start_ns / (__u64)tick_ns)
+		if (read_stat(m, (pid_t)p->ctx.pid, &st) == 0 &&
+		    st.start_ticks == p->ctx.start_ns / (__u64)tick)
 			continue;
 		if (say)
 			note(m, NOTE_ZOMBIE_GONE, p->ctx.pid, 0, 0);

@@ -10,6 +10,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include "procfs.h"
+#include "model.h"
 
 int procfs__read_exec(pid_t pid, char *exe, size_t exe_size, char *args, size_t size,
 		      size_t *len, bool *cut)
@@ -214,4 +215,18 @@ long procfs__tick_ns(void)
 	if (!tick_ns)
 		tick_ns = 1000000000L / sysconf(_SC_CLK_TCK);
 	return tick_ns;
+}
+
+int procfs__model_stat(pid_t pid, struct model_stat *st)
+{
+	struct proc_stat ps;
+	int err = procfs__read_stat(pid, &ps);
+
+	if (err)
+		return err;
+	st->ppid = ps.ppid > 0 ? (__u32)ps.ppid : 0;
+	st->flags = ps.flags;
+	st->start_ticks = ps.start_ticks;
+	st->state = ps.state;
+	return 0;
 }
