@@ -17,6 +17,7 @@
 #include "probes.h"
 #include "loader.h"
 #include "sbuf.h"
+#include "msg.h"
 
 #define VMLINUX_BTF	"/sys/kernel/btf/vmlinux"
 #define TRACEFS		"/sys/kernel/tracing"
@@ -390,7 +391,7 @@ int check__run(const struct opts *o)
 	else
 		print_text(o, &f);
 	if (fflush(stdout) || ferror(stdout)) {
-		fprintf(stderr, "pgrptrace: cannot write the check: %s\n", strerror(errno));
+		p_err("cannot write the check: %s", strerror(errno));
 		return 1;
 	}
 	return f.best >= 0 ? 0 : 1;

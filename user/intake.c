@@ -6,6 +6,7 @@
 #include <bpf/libbpf.h>
 #include "decode.h"
 #include "intake.h"
+#include "msg.h"
 
 /*
  * Records handled per poll: then the loop writes what is due, ticks and
@@ -34,12 +35,12 @@ int intake__record(void *ctx, void *data, size_t size)
 	/* --record: each record as it came; a failure is said once, and fails the run. */
 	if (in->record && in->record->f && !in->record->err &&
 	    rec__write(in->record, data, len))
-		fprintf(stderr, "pgrptrace: cannot write %s: %s; recording stopped\n",
+		p_err("cannot write %s: %s; recording stopped",
 			in->record_path, strerror(-in->record->err));
 
 	if (decode__record(data, size, &ev)) {
 		if (!in->bad_records++)
-			fprintf(stderr, "pgrptrace: skipping a malformed record (%zu bytes)\n", size);
+			p_err("skipping a malformed record (%zu bytes)", size);
 		return 0;
 	}
 	if (in->queueing) {
@@ -72,7 +73,7 @@ int intake__open(struct intake *in, int fd)
 {
 	in->rb = ring_buffer__new(fd, on_sample, in, NULL);
 	if (!in->rb) {
-		fprintf(stderr, "pgrptrace: cannot create ring buffer reader: %s\n",
+		p_err("cannot create ring buffer reader: %s",
 			strerror(errno));
 		return -1;
 	}

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <stdio.h>
 #include "losses.h"
+#include "sbuf.h"
+#include "msg.h"
 
 void losses__start(struct losses *l, __u64 now_ns)
 {
@@ -15,7 +17,7 @@ static bool stat_missed(const struct loader *ld, unsigned int idx, __u64 *seen, 
 	if (n <= *seen)
 		return false;
 	if (!*seen)
-		fprintf(stderr, "pgrptrace: %s; re-reading the machine\n", what);
+		p_err("%s; re-reading the machine", what);
 	*seen = n;
 	return true;
 }
@@ -55,6 +57,7 @@ bool losses__check(struct losses *l, const struct loader *ld, struct output *out
 
 void losses__summary(const struct losses *l)
 {
+	struct sbuf by = {};
 	const char *sep = "";
 	__u64 total = 0;
 	unsigned int t;
@@ -63,13 +66,14 @@ void losses__summary(const struct losses *l)
 		total += l->drops_seen[t];
 	if (!total)
 		return;
-	fprintf(stderr, "pgrptrace: lost %llu events (", (unsigned long long)total);
 	for (t = 1; t < PGT_TYPE_MAX; t++) {
 		if (!l->drops_seen[t])
 			continue;
-		fprintf(stderr, "%s%s %llu", sep, decode__type_name(t),
-			(unsigned long long)l->drops_seen[t]);
+		sbuf__printf(&by, "%s%s %llu", sep, decode__type_name(t),
+			     (unsigned long long)l->drops_seen[t]);
 		sep = " ";
 	}
-	fprintf(stderr, "): the ring buffer was full; a larger --ringbuf-size helps\n");
+	p_err("lost %llu events (%s): the ring buffer was full; a larger --ringbuf-size helps",
+	      (unsigned long long)total, by.buf ? by.buf : "");
+	sbuf__free(&by);
 }

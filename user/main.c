@@ -8,6 +8,7 @@
 #include "check.h"
 #include "opts.h"
 #include "trace.h"
+#include "msg.h"
 
 /*
  * Started with fd 0, 1 or 2 closed, the first file opened (a recording, a
@@ -41,8 +42,8 @@ int main(int argc, char **argv)
 	/* Records with nowhere to go: refused, as any failure of ours (125 with a command). */
 	if ((closed & 1 << STDOUT_FILENO) && !o.output && !o.record && !o.journal && !o.syslog &&
 	    !o.check) {
-		fprintf(stderr, "pgrptrace: standard output is closed; give -o FILE (or "
-				"--record, --journal, --syslog)\n");
+		p_err("standard output is closed; give -o FILE (or "
+				"--record, --journal, --syslog)");
 		return o.cmd ? PGT_EXIT_OWN_FAILURE : 1;
 	}
 	ret = o.check ? check__run(&o) : trace__run(&o);

@@ -259,54 +259,20 @@ static bool tty_form(const char *name)
 }
 
 /* argp's parser: one case per option, each a few lines, as argp programs are written. */
-static error_t parse_opt(int key, char *arg, struct argp_state *state)
+/* Where records go, and how they are written. */
+static error_t opt_output(int key, char *arg, struct argp_state *state)
 {
 	struct opts *o = state->input;
 
-	if ((arg || key == OPT_SYSLOG) && key != ARGP_KEY_ARG)
-		once(state, key);
 	switch (key) {
-	case 'h':
-		argp_state_help(state, stdout, ARGP_HELP_STD_HELP);
-		break;
 	case 'j':
 		o->json = true;
-		break;
-	case 'a':
-		o->all = true;
 		break;
 	case 'o':
 		o->output = arg;
 		break;
-	case 'p':
-		o->pid = (int)parse_int(state, "pid", arg, 1, INT_MAX);
-		break;
-	case 'd':
-		o->duration_ms = parse_secs(state, "duration", arg);
-		break;
-	case 'v':
-		o->verbose++;
-		break;
-	case OPT_BTF:
-		o->btf_path = arg;
-		break;
-	case OPT_RINGBUF:
-		o->ringbuf_bytes = parse_size(state, arg);
-		break;
 	case OPT_UTC:
 		o->utc = true;
-		break;
-	case OPT_SNAPSHOT:
-		o->snapshot = true;
-		break;
-	case OPT_TREE:
-		o->tree = true;
-		break;
-	case OPT_VERIFY:
-		o->verify = true;
-		break;
-	case OPT_KTHREADS:
-		o->kthreads = true;
 		break;
 	case OPT_COLOR:
 		if (!strcmp(arg, "auto"))
@@ -320,50 +286,6 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_ASCII:
 		o->ascii = true;
-		break;
-	case 'i':
-		o->interval_ms = parse_secs(state, "interval", arg);
-		o->interval_set = true;
-		break;
-	case OPT_SESSION:
-		o->filter.has_session = true;
-		o->filter.session = (__u32)parse_int(state, "session id", arg, 0, INT_MAX);
-		break;
-	case OPT_TTY:
-		/* pts/3, or /dev/pts/3 as tty(1) prints it */
-		o->filter.tty = strncmp(arg, "/dev/", 5) ? arg : arg + 5;
-		if (!tty_form(o->filter.tty))
-			argp_error(state, "bad --tty '%s': want a terminal: pts/N, a name in /dev "
-					  "(tty1, ttyS0, console) or MAJOR:MINOR", arg);
-		break;
-	case OPT_COMM:
-		/* The kernel keeps 15 bytes: a longer name could never match. */
-		if (!*arg || strlen(arg) > 15)
-			argp_error(state, "bad --comm '%s': want a process name of 1 to 15 bytes",
-				   arg);
-		o->filter.comm = arg;
-		break;
-	case OPT_EVENT: {
-		const char *bad;
-		__u32 kinds;
-
-		if (filter__parse_events(arg, &kinds, &bad))
-			argp_error(state, "bad --event '%.*s': want some of %s",
-				   (int)strcspn(bad, ","), bad, filter__event_names());
-		o->filter.events |= kinds;	/* repeated: the kinds of all */
-		break;
-	}
-	case OPT_ESCAPES:
-		o->escapes = true;
-		break;
-	case OPT_EXPECTED:
-		o->expected_path = arg;
-		break;
-	case OPT_HIDE_EXPECTED:
-		o->filter.hide_expected = true;
-		break;
-	case OPT_CHECK:
-		o->check = true;
 		break;
 	case OPT_ECS:
 		o->ecs = true;
@@ -400,6 +322,111 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_OUTPUT_QUEUE:
 		o->output_queue = parse_queue(state, "--output-queue", arg);
 		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+/* Which processes and events are shown. */
+static error_t opt_filter(int key, char *arg, struct argp_state *state)
+{
+	struct opts *o = state->input;
+
+	switch (key) {
+	case 'a':
+		o->all = true;
+		break;
+	case 'p':
+		o->pid = (int)parse_int(state, "pid", arg, 1, INT_MAX);
+		break;
+	case OPT_KTHREADS:
+		o->kthreads = true;
+		break;
+	case OPT_SESSION:
+		o->filter.has_session = true;
+		o->filter.session = (__u32)parse_int(state, "session id", arg, 0, INT_MAX);
+		break;
+	case OPT_TTY:
+		/* pts/3, or /dev/pts/3 as tty(1) prints it */
+		o->filter.tty = strncmp(arg, "/dev/", 5) ? arg : arg + 5;
+		if (!tty_form(o->filter.tty))
+			argp_error(state, "bad --tty '%s': want a terminal: pts/N, a name in /dev "
+					  "(tty1, ttyS0, console) or MAJOR:MINOR", arg);
+		break;
+	case OPT_COMM:
+		/* The kernel keeps 15 bytes: a longer name could never match. */
+		if (!*arg || strlen(arg) > 15)
+			argp_error(state, "bad --comm '%s': want a process name of 1 to 15 bytes",
+				   arg);
+		o->filter.comm = arg;
+		break;
+	case OPT_EVENT: {
+		const char *bad;
+		__u32 kinds;
+
+		if (filter__parse_events(arg, &kinds, &bad))
+			argp_error(state, "bad --event '%.*s': want some of %s",
+				   (int)strcspn(bad, ","), bad, filter__event_names());
+		o->filter.events |= kinds;	/* repeated: the kinds of all */
+		break;
+	}
+	case OPT_EXPECTED:
+		o->expected_path = arg;
+		break;
+	case OPT_HIDE_EXPECTED:
+		o->filter.hide_expected = true;
+		break;
+	case OPT_UID:
+		o->filter.has_uid = true;
+		o->filter.uid = (__u32)parse_int(state, "uid", arg, 0, 4294967294LL);
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+/* What pgrptrace does, and with what. */
+static error_t opt_mode(int key, char *arg, struct argp_state *state)
+{
+	struct opts *o = state->input;
+
+	switch (key) {
+	case 'h':
+		argp_state_help(state, stdout, ARGP_HELP_STD_HELP);
+		break;
+	case 'd':
+		o->duration_ms = parse_secs(state, "duration", arg);
+		break;
+	case 'v':
+		o->verbose++;
+		break;
+	case OPT_BTF:
+		o->btf_path = arg;
+		break;
+	case OPT_RINGBUF:
+		o->ringbuf_bytes = parse_size(state, arg);
+		break;
+	case OPT_SNAPSHOT:
+		o->snapshot = true;
+		break;
+	case OPT_TREE:
+		o->tree = true;
+		break;
+	case OPT_VERIFY:
+		o->verify = true;
+		break;
+	case 'i':
+		o->interval_ms = parse_secs(state, "interval", arg);
+		o->interval_set = true;
+		break;
+	case OPT_ESCAPES:
+		o->escapes = true;
+		break;
+	case OPT_CHECK:
+		o->check = true;
+		break;
 	case OPT_USER: {
 		char err[256];
 
@@ -419,77 +446,94 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		else
 			argp_error(state, "bad --signals '%s': want group, all or none", arg);
 		break;
-	case OPT_UID:
-		o->filter.has_uid = true;
-		o->filter.uid = (__u32)parse_int(state, "uid", arg, 0, 4294967294LL);
-		break;
 	case ARGP_KEY_ARG:
 		/* The first operand starts the command; the rest are its own. */
 		o->cmd = &state->argv[state->next - 1];
 		state->next = state->argc;
 		break;
-	case ARGP_KEY_END:
-		if (o->json && o->ecs)
-			argp_error(state, "--json and --ecs exclude each other (--ecs is JSON too)");
-		o->json |= o->ecs;
-		if (o->cmd && o->pid)
-			argp_error(state, "-p and a command exclude each other");
-		if (o->all && !o->cmd)
-			argp_error(state, "-a needs a command");
-		if (o->snapshot + o->tree + o->verify + o->escapes > 1)
-			argp_error(state,
-				   "--snapshot, --tree, --verify and --escapes exclude each other");
-		if ((o->snapshot || o->tree) && o->cmd)
-			argp_error(state, "--snapshot and --tree take no command");
-		if (o->replay && (o->cmd || o->pid || o->record || o->check || o->tree ||
-				  o->verify || o->snapshot))
-			argp_error(state, "--replay takes only output options");
-		if (o->check && (o->cmd || o->pid || o->snapshot || o->tree || o->verify ||
-				 o->escapes || o->output || filter__active(&o->filter)))
-			argp_error(state, "--check takes only --json, --btf, --ringbuf-size and -v");
-		/* A filter the mode cannot apply is refused, never ignored. */
-		if (o->verify && filter__active(&o->filter))
-			argp_error(state, "--verify compares the whole machine: it takes no filter");
-		if (o->filter.events && (o->snapshot || o->tree))
-			argp_error(state, "--event filters the event stream: not with --snapshot "
-					  "or --tree");
-		if (o->filter.events && o->escapes)
-			argp_error(state, "--event and --escapes exclude each other (--escapes "
-					  "shows escapes and survivors)");
-		/* In the kernel where it is cheap: kinds that need no signal record. */
-		if (!o->signals_set && !filter__needs_signals(&o->filter))
-			o->signal_mode = 0;
-		if (o->journal && (o->snapshot || o->tree || o->verify || o->check))
-			argp_error(state, "--journal takes the event stream: not with --snapshot, "
-					  "--tree, --verify or --check");
-		if (o->syslog && (o->snapshot || o->tree || o->verify || o->check))
-			argp_error(state, "--syslog takes the event stream: not with --snapshot, "
-					  "--tree, --verify or --check");
-		if (!o->syslog && (o->syslog_facility_set || o->syslog_queue))
-			argp_error(state, "--syslog-facility and --syslog-queue need --syslog");
-		/* After the drop nothing could signal a command that runs as us. */
-		if (o->has_user && o->cmd)
-			argp_error(state, "--user and a command exclude each other: the command "
-					  "runs as the caller, and must stay ours to stop");
-		if (o->has_user && (o->replay || o->check))
-			argp_error(state, "--user drops the privileges of tracing: not with "
-					  "--replay or --check");
-		if (o->filter.hide_expected && !o->expected_path)
-			argp_error(state, "--hide-expected needs --expected FILE");
-		if (o->expected_path && (o->snapshot || o->tree || o->verify || o->check))
-			argp_error(state, "--expected names escapes: not with --snapshot, --tree, "
-					  "--verify or --check");
-		if (o->expected_path) {
-			char err[512];
-
-			if (expect__load(&o->expected, o->expected_path, err, sizeof(err)))
-				argp_failure(state, argp_err_exit_status, 0, "%s", err);
-		}
-		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
 	}
 	return 0;
+}
+
+/* The options together: what excludes what, and what follows from them. */
+static void opts_end(struct opts *o, struct argp_state *state)
+{
+	if (o->json && o->ecs)
+		argp_error(state, "--json and --ecs exclude each other (--ecs is JSON too)");
+	o->json |= o->ecs;
+	if (o->cmd && o->pid)
+		argp_error(state, "-p and a command exclude each other");
+	if (o->all && !o->cmd)
+		argp_error(state, "-a needs a command");
+	if (o->snapshot + o->tree + o->verify + o->escapes > 1)
+		argp_error(state,
+			   "--snapshot, --tree, --verify and --escapes exclude each other");
+	if ((o->snapshot || o->tree) && o->cmd)
+		argp_error(state, "--snapshot and --tree take no command");
+	if (o->replay && (o->cmd || o->pid || o->record || o->check || o->tree ||
+			  o->verify || o->snapshot))
+		argp_error(state, "--replay takes only output options");
+	if (o->check && (o->cmd || o->pid || o->snapshot || o->tree || o->verify ||
+			 o->escapes || o->output || filter__active(&o->filter)))
+		argp_error(state, "--check takes only --json, --btf, --ringbuf-size and -v");
+	/* A filter the mode cannot apply is refused, never ignored. */
+	if (o->verify && filter__active(&o->filter))
+		argp_error(state, "--verify compares the whole machine: it takes no filter");
+	if (o->filter.events && (o->snapshot || o->tree))
+		argp_error(state, "--event filters the event stream: not with --snapshot "
+				  "or --tree");
+	if (o->filter.events && o->escapes)
+		argp_error(state, "--event and --escapes exclude each other (--escapes "
+				  "shows escapes and survivors)");
+	/* In the kernel where it is cheap: kinds that need no signal record. */
+	if (!o->signals_set && !filter__needs_signals(&o->filter))
+		o->signal_mode = 0;
+	if (o->journal && (o->snapshot || o->tree || o->verify || o->check))
+		argp_error(state, "--journal takes the event stream: not with --snapshot, "
+				  "--tree, --verify or --check");
+	if (o->syslog && (o->snapshot || o->tree || o->verify || o->check))
+		argp_error(state, "--syslog takes the event stream: not with --snapshot, "
+				  "--tree, --verify or --check");
+	if (!o->syslog && (o->syslog_facility_set || o->syslog_queue))
+		argp_error(state, "--syslog-facility and --syslog-queue need --syslog");
+	/* After the drop nothing could signal a command that runs as us. */
+	if (o->has_user && o->cmd)
+		argp_error(state, "--user and a command exclude each other: the command "
+				  "runs as the caller, and must stay ours to stop");
+	if (o->has_user && (o->replay || o->check))
+		argp_error(state, "--user drops the privileges of tracing: not with "
+				  "--replay or --check");
+	if (o->filter.hide_expected && !o->expected_path)
+		argp_error(state, "--hide-expected needs --expected FILE");
+	if (o->expected_path && (o->snapshot || o->tree || o->verify || o->check))
+		argp_error(state, "--expected names escapes: not with --snapshot, --tree, "
+				  "--verify or --check");
+	if (o->expected_path) {
+		char err[512];
+
+		if (expect__load(&o->expected, o->expected_path, err, sizeof(err)))
+			argp_failure(state, argp_err_exit_status, 0, "%s", err);
+	}
+}
+
+static error_t parse_opt(int key, char *arg, struct argp_state *state)
+{
+	error_t err;
+
+	if ((arg || key == OPT_SYSLOG) && key != ARGP_KEY_ARG)
+		once(state, key);
+	if (key == ARGP_KEY_END) {
+		opts_end(state->input, state);
+		return 0;
+	}
+	err = opt_output(key, arg, state);
+	if (err == ARGP_ERR_UNKNOWN)
+		err = opt_filter(key, arg, state);
+	if (err == ARGP_ERR_UNKNOWN)
+		err = opt_mode(key, arg, state);
+	return err;
 }
 
 void opts__parse(int argc, char **argv, struct opts *o)

@@ -5,6 +5,7 @@
 #include "decode.h"
 #include "recording.h"
 #include "replay.h"
+#include "msg.h"
 
 /* How often the records' own clock ticks the pipeline, and closes causes. */
 #define TICK_NS		1000000ULL
@@ -54,13 +55,13 @@ int replay__run(const struct replay_cfg *cfg)
 	pipeline__finish(cfg->pl);
 	flush(cfg);
 	if (r.damaged) {
-		fprintf(stderr, "pgrptrace: %s: %llu damaged records skipped\n", cfg->path,
+		p_err("%s: %llu damaged records skipped", cfg->path,
 			(unsigned long long)r.damaged);
 		ret = -1;
 	}
 	dt = clock_ns(CLOCK_MONOTONIC) - t0;
 	if (cfg->verbose)
-		fprintf(stderr, "pgrptrace: replayed %llu records in %llu us (%llu records/s)\n",
+		p_err("replayed %llu records in %llu us (%llu records/s)",
 			(unsigned long long)r.count, (unsigned long long)dt / 1000,
 			(unsigned long long)(dt ? r.count * 1000000000ULL / dt : 0));
 	rec__free(&r);

@@ -15,6 +15,7 @@
 #include "session.h"
 #include "syslog.h"
 #include "tui.h"
+#include "msg.h"
 
 /*
  * Testing aid: PGRPTRACE_TEST_SKIP=<event> keeps that event type out of the
@@ -99,14 +100,13 @@ static void on_note(void *ctx, const struct model_note *n)
 
 	switch (n->kind) {
 	case NOTE_REPARENT_MISMATCH:
-		fprintf(stderr,
-			"pgrptrace: pid %u was reparented to %u, not %u as predicted; corrected\n",
+		p_err("pid %u was reparented to %u, not %u as predicted; corrected",
 			n->pid, n->actual, n->expected);
 		break;
 	case NOTE_ZOMBIE_GONE:
 		if (s->opts->verbose)
-			fprintf(stderr, "pgrptrace: zombie %u is gone from /proc before its reap "
-				"record; removed from the model\n", n->pid);
+			p_err("zombie %u is gone from /proc before its reap "
+				"record; removed from the model", n->pid);
 		break;
 	case NOTE_RESYNC_ADDED:
 	case NOTE_RESYNC_CHANGED:
@@ -217,7 +217,7 @@ int session__end_report(struct tracer *s, int ret)
 	if (werr == -EPIPE && !o->output)
 		werr = 0;
 	if (werr) {
-		fprintf(stderr, "pgrptrace: cannot write %s: %s\n", o->output ?: "output",
+		p_err("cannot write %s: %s", o->output ?: "output",
 			strerror(-werr));
 		ret = 1;
 	}
@@ -227,7 +227,7 @@ int session__end_report(struct tracer *s, int ret)
 	losses__summary(&s->losses);
 	/* A record left out is a partial result: said, and the exit status says it. */
 	if (s->in.bad_records) {
-		fprintf(stderr, "pgrptrace: %llu malformed records skipped\n",
+		p_err("%llu malformed records skipped",
 			(unsigned long long)s->in.bad_records);
 		ret = ret ?: 1;
 	}
@@ -244,7 +244,7 @@ int session__close(struct tracer *s, int ret, const volatile sig_atomic_t *stop)
 
 		werr = rec__close(&s->record);
 		if (werr && !said)
-			fprintf(stderr, "pgrptrace: cannot write %s: %s\n", o->record,
+			p_err("cannot write %s: %s", o->record,
 				strerror(-werr));
 		if (werr)
 			ret = 1;

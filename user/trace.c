@@ -20,6 +20,7 @@
 #include "tree.h"
 #include "tui.h"
 #include "verify.h"
+#include "msg.h"
 
 /*
  * The longest a record waits in the ring buffer: the BPF side wakes user space
@@ -104,7 +105,7 @@ static int take_snapshot(struct tracer *s, bool resync)
 	intake__drain(&s->in);
 	intake__release(&s->in);
 	if (n < 0) {
-		fprintf(stderr, "pgrptrace: cannot take the snapshot: %s\n", strerror(-n));
+		p_err("cannot take the snapshot: %s", strerror(-n));
 		return -1;
 	}
 	return 0;
@@ -206,7 +207,7 @@ static int stream(struct tracer *s)
 			reopen_requested = 0;
 			err = output__reopen(s->out);
 			if (err) {
-				fprintf(stderr, "pgrptrace: cannot reopen %s: %s\n", s->opts->output,
+				p_err("cannot reopen %s: %s", s->opts->output,
 					strerror(-err));
 				break;
 			}
@@ -235,7 +236,7 @@ static int stream(struct tracer *s)
 			break;
 	}
 	if (err < 0) {
-		fprintf(stderr, "pgrptrace: cannot read the ring buffer: %s\n", strerror(-err));
+		p_err("cannot read the ring buffer: %s", strerror(-err));
 		return -1;
 	}
 	/* Drain what is left, then the last losses. */
@@ -260,7 +261,7 @@ static int start_tracing(struct tracer *s, const struct loader_cfg *lcfg, __u64 
 		err = rec__create(&s->record, o->record, &s->host,
 				  (__s64)(clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_BOOTTIME)));
 		if (err) {
-			fprintf(stderr, "pgrptrace: cannot create %s: %s\n", o->record,
+			p_err("cannot create %s: %s", o->record,
 				strerror(-err));
 			return -1;
 		}
@@ -276,7 +277,7 @@ static int start_tracing(struct tracer *s, const struct loader_cfg *lcfg, __u64 
 		return -1;
 	t_loaded = clock_ns(CLOCK_MONOTONIC);
 	if (s->cmd.pid && lcfg->filter && loader__trace(&s->loader, s->cmd.pid)) {
-		fprintf(stderr, "pgrptrace: cannot add pid %d to the filter\n", s->cmd.pid);
+		p_err("cannot add pid %d to the filter", s->cmd.pid);
 		return -1;
 	}
 	if (o->pid && snapshot__seed_filter(&s->loader, o->pid, s->filtering))
@@ -289,7 +290,7 @@ static int start_tracing(struct tracer *s, const struct loader_cfg *lcfg, __u64 
 	if (take_snapshot(s, false))
 		return -1;
 	if (o->verbose)
-		fprintf(stderr, "pgrptrace: loaded and attached in %llu ms, snapshot in %llu ms\n",
+		p_err("loaded and attached in %llu ms, snapshot in %llu ms",
 			(unsigned long long)(t_loaded - t_start) / 1000000,
 			(unsigned long long)(clock_ns(CLOCK_MONOTONIC) - t_loaded) / 1000000);
 	if (s->cmd.pid) {
@@ -313,12 +314,12 @@ static int one_shot(struct tracer *s)
 		run_verify(s);
 	/* A filter that matches nothing is most likely a typo: say so. */
 	if (none && o->filter.tty)
-		fprintf(stderr, "pgrptrace: no process matches --tty %s\n", o->filter.tty);
+		p_err("no process matches --tty %s", o->filter.tty);
 	else if (none && o->filter.has_session)
-		fprintf(stderr, "pgrptrace: no process matches --session %u\n",
+		p_err("no process matches --session %u",
 			o->filter.session);
 	else if (none)
-		fprintf(stderr, "pgrptrace: no process matches the filters\n");
+		p_err("no process matches the filters");
 	return session__flush(s) || s->verify_diffs || none ? 1 : 0;
 }
 
@@ -375,7 +376,7 @@ static int become_user(struct tracer *s)
 	int err = output__chown(s->out, o->user.uid, o->user.gid);
 
 	if (err) {
-		fprintf(stderr, "pgrptrace: cannot give %s to %s: %s\n", o->output, o->user.name,
+		p_err("cannot give %s to %s: %s", o->output, o->user.name,
 			strerror(-err));
 		return -1;
 	}

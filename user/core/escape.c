@@ -116,7 +116,7 @@ static void bind(struct escape *e, const struct mproc *p)
 	e->entry = p ? lineage__get(p->entry) : NULL;
 	e->entry_inferred = !p || p->entry_inferred;
 	e->cg = p ? pcgroup__get(p->cg) : NULL;
-	e->image = p && p->lineage ? image__get(p->lineage->image) : NULL;
+	e->image = p ? image__get(model__image(p)) : NULL;
 }
 
 static void unbind(struct escape *e)

@@ -96,7 +96,7 @@ void model__announce_entries(struct model *m)
 	if (!m->entry_fn)
 		return;
 	FOR_EACH_PROC_SAFE(m, p, tmp)
-		if (p->entry && p->entry == p->lineage)
+		if (model__is_entry_leader(p))
 			m->entry_fn(m->entry_ctx, p->entry);
 }
 
@@ -199,6 +199,23 @@ static void proc_remove(struct model *m, struct mproc *p)
 }
 
 /* ---- processes ---- */
+
+struct image *model__image(const struct mproc *p)
+{
+	return p->lineage ? p->lineage->image : NULL;
+}
+
+bool model__is_entry_leader(const struct mproc *p)
+{
+	return p->entry && p->entry == p->lineage;
+}
+
+const struct mproc *model__session_leader(const struct model *m, __u32 sid)
+{
+	const struct mproc *p = sid ? model__find(m, sid) : NULL;
+
+	return p && p->ctx.sid == sid ? p : NULL;
+}
 
 void model__rehome(struct mproc *p, __u32 pgid)
 {

@@ -169,6 +169,12 @@ struct msession *model__session(const struct model *m, __u32 sid);
 struct mtty *model__tty(const struct model *m, __u32 tty_nr);
 unsigned int model__count(const struct model *m);
 
+/* What @p runs, as last seen: NULL if unknown. */
+struct image *model__image(const struct mproc *p);
+/* Whether @p started its login: it is its own entry leader. */
+bool model__is_entry_leader(const struct mproc *p);
+/* The leader of session @sid while it is still in it; NULL once it left or is gone. */
+const struct mproc *model__session_leader(const struct model *m, __u32 sid);
 /* Job control put @p in @pgid: that group is now its home (born_pgid). */
 void model__rehome(struct mproc *p, __u32 pgid);
 /*

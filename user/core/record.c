@@ -56,7 +56,7 @@ static void take_model_view(struct proc_view *v, const struct model *m, const st
 
 	if (!p)
 		return;
-	take_view(v, m, p, mp && mp->lineage ? mp->lineage->image : NULL, mp ? mp->entry : NULL,
+	take_view(v, m, p, mp ? model__image(mp) : NULL, mp ? mp->entry : NULL,
 		  mp ? mp->cg : NULL, mp != NULL, mp && mp->entry_inferred);
 }
 
@@ -135,7 +135,7 @@ static void take_proc(struct record *r, const struct model *m, const struct mpro
 	lineage__get(r->mp.proc.entry);
 	pcgroup__get(r->mp.proc.cg);
 	r->mp.has_proc = true;
-	take_view(&r->views[0], m, &p->ctx, p->lineage ? p->lineage->image : NULL, p->entry,
+	take_view(&r->views[0], m, &p->ctx, model__image(p), p->entry,
 		  p->cg, true, p->entry_inferred);
 }
 

@@ -46,7 +46,7 @@ static void copy_rcpts(struct sig_rcpt *to, const struct pgt_signal *rec, unsign
 void sigmerge__add(struct sigmerge *sm, const struct pgt_signal *rec,
 		   const struct mproc *sender)
 {
-	struct image *image = sender && sender->lineage ? sender->lineage->image : NULL;
+	struct image *image = sender ? model__image(sender) : NULL;
 	struct lineage *entry = sender ? sender->entry : NULL;
 	unsigned int nr = rec->nr < PGT_SIG_RCPTS ? rec->nr : PGT_SIG_RCPTS;
 	struct sig_cause **link, *c;

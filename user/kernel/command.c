@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include "command.h"
 #include "model.h"
+#include "msg.h"
 
 int command__spawn(struct command *c, char **argv, bool stdout_to_stderr)
 {
@@ -15,12 +16,12 @@ int command__spawn(struct command *c, char **argv, bool stdout_to_stderr)
 
 	c->release_fd = -1;
 	if (pipe2(pfd, O_CLOEXEC)) {
-		fprintf(stderr, "pgrptrace: cannot create pipe: %s\n", strerror(errno));
+		p_err("cannot create pipe: %s", strerror(errno));
 		return -1;
 	}
 	c->pid = fork();
 	if (c->pid < 0) {
-		fprintf(stderr, "pgrptrace: cannot fork: %s\n", strerror(errno));
+		p_err("cannot fork: %s", strerror(errno));
 		c->pid = 0;
 		close(pfd[0]);
 		close(pfd[1]);
@@ -38,7 +39,7 @@ int command__spawn(struct command *c, char **argv, bool stdout_to_stderr)
 		signal(SIGHUP, SIG_DFL);
 		signal(SIGUSR1, SIG_DFL);
 		execvp(argv[0], argv);
-		fprintf(stderr, "pgrptrace: cannot run %s: %s\n", argv[0], strerror(errno));
+		p_err("cannot run %s: %s", argv[0], strerror(errno));
 		_exit(errno == ENOENT ? 127 : 126);
 	}
 	close(pfd[0]);
@@ -51,7 +52,7 @@ int command__release(struct command *c, const char *name)
 	if (c->release_fd < 0)
 		return 0;
 	if (write(c->release_fd, "x", 1) != 1) {
-		fprintf(stderr, "pgrptrace: cannot start %s: %s\n", name, strerror(errno));
+		p_err("cannot start %s: %s", name, strerror(errno));
 		return -1;
 	}
 	close(c->release_fd);

@@ -13,6 +13,7 @@
 #include "probes.h"
 #include "hooks.h"
 #include "pgrptrace.skel.h"
+#include "msg.h"
 
 static const char *const level_names[HOOK_LEVELS] = {
 	[HOOK_FENTRY] = "fentry",
@@ -279,7 +280,7 @@ void hooks__select(struct pgrptrace_bpf *skel, enum hook_level level, bool loop,
 				bpf_program__set_autoload(prog_at(skel, sys_progs[h].fe[j]), fentry);
 		}
 		if (verbose && level == HOOK_FENTRY)
-			fprintf(stderr, "pgrptrace: %s%s%s\n",
+			p_err("%s%s%s",
 				fentry ? sys_hook_names[h].fentry : sys_hook_names[h].tp,
 				fentry ? "" : ": fentry would need ", fentry ? "" : sys_hooks[h].missing);
 	}

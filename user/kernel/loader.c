@@ -23,6 +23,7 @@
 #include "proglog.h"
 #include "pgrptrace.skel.h"
 #include "pgrptrace_nofetch.skel.h"
+#include "msg.h"
 
 #define TRACEFS_MAGIC	0x74726163
 #define TRACEFS_PATH	"/sys/kernel/tracing"
@@ -76,16 +77,15 @@ static int ensure_tracefs(struct loader *l)
 	if (statfs(TRACEFS_PATH, &st) == 0 && st.f_type == TRACEFS_MAGIC)
 		return 0;
 	if (mount("tracefs", TRACEFS_PATH, "tracefs", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL)) {
-		fprintf(stderr,
-			"pgrptrace: cannot mount tracefs on %s: %s: the syscall tracepoints "
+		p_err("cannot mount tracefs on %s: %s: the syscall tracepoints "
 			"(setsid, setpgid, prctl) need it; mount it with 'mount -t tracefs "
-			"tracefs %s'\n",
+			"tracefs %s'",
 			TRACEFS_PATH, strerror(errno), TRACEFS_PATH);
 		return -1;
 	}
 	l->mounted_tracefs = true;
 	if (verbosity)
-		fprintf(stderr, "pgrptrace: mounted tracefs on %s\n", TRACEFS_PATH);
+		p_err("mounted tracefs on %s", TRACEFS_PATH);
 	return 0;
 }
 
@@ -124,16 +124,16 @@ static void load_failure(struct loader *l, const struct bpf_program *prog, const
 			 hooks__level_name(level), strerror(-err));
 	if (quiet) {
 		if (verbosity)
-			fprintf(stderr, "pgrptrace: %s hooks do not load here (%s), trying the next\n",
+			p_err("%s hooks do not load here (%s), trying the next",
 				hooks__level_name(level), l->failure);
 		return;
 	}
-	fprintf(stderr, "pgrptrace: %s\n", l->failure);
+	p_err("%s", l->failure);
 	if (prog && verbosity)
-		fprintf(stderr, "pgrptrace: the verifier's log of %s:\n%s\n", bpf_program__name(prog),
+		p_err("the verifier's log of %s:\n%s", bpf_program__name(prog),
 			log);
 	else if (!verbosity)
-		fprintf(stderr, "pgrptrace: run with -v for the verifier log\n");
+		p_err("run with -v for the verifier log");
 }
 
 /*
@@ -181,7 +181,7 @@ static int open_and_load(struct loader *l, const struct loader_cfg *cfg, enum ho
 
 		skel = open_skel(&oo);
 	if (!skel) {
-		fprintf(stderr, "pgrptrace: cannot open BPF object: %s\n", strerror(errno));
+		p_err("cannot open BPF object: %s", strerror(errno));
 		return -1;
 	}
 	l->t_open_ms = mono_ms() - t0;
@@ -285,10 +285,10 @@ static int start_level(struct loader *l, const struct loader_cfg *cfg, enum hook
 	if (probes__level_missing(level, why, sizeof(why))) {
 		snprintf(l->failure, sizeof(l->failure), "%s", why);
 		if (!quiet)
-			fprintf(stderr, "pgrptrace: cannot use %s hooks here: %s\n",
+			p_err("cannot use %s hooks here: %s",
 				hooks__level_name(level), why);
 		else if (verbosity)
-			fprintf(stderr, "pgrptrace: %s hooks: %s, trying the next\n",
+			p_err("%s hooks: %s, trying the next",
 				hooks__level_name(level), why);
 		return -1;
 	}
@@ -300,9 +300,9 @@ static int start_level(struct loader *l, const struct loader_cfg *cfg, enum hook
 		return 0;
 	}
 	if (!quiet)
-		fprintf(stderr, "pgrptrace: %s\n", l->failure);
+		p_err("%s", l->failure);
 	else if (verbosity)
-		fprintf(stderr, "pgrptrace: %s hooks do not attach here (%s), trying the next\n",
+		p_err("%s hooks do not attach here (%s), trying the next",
 			hooks__level_name(level), l->failure);
 	loader__stop(l);
 	return -1;
@@ -324,24 +324,24 @@ int loader__start(struct loader *l, const struct loader_cfg *cfg)
 	libbpf_set_print(libbpf_print);
 
 	if (!probes__caps()) {
-		fprintf(stderr, "pgrptrace: cannot trace: permission denied: run as root, or "
-				"with CAP_BPF, CAP_PERFMON and CAP_SYS_ADMIN\n");
+		p_err("cannot trace: permission denied: run as root, or "
+				"with CAP_BPF, CAP_PERFMON and CAP_SYS_ADMIN");
 		return -1;
 	}
 	if (cfg->btf_path && access(cfg->btf_path, R_OK)) {
-		fprintf(stderr, "pgrptrace: cannot read BTF %s: %s\n", cfg->btf_path,
+		p_err("cannot read BTF %s: %s", cfg->btf_path,
 			strerror(errno));
 		return -1;
 	}
 	if (access(VMLINUX_BTF, R_OK)) {
-		fprintf(stderr, "pgrptrace: cannot read BTF %s: %s: the kernel needs "
-				"CONFIG_DEBUG_INFO_BTF=y\n",
+		p_err("cannot read BTF %s: %s: the kernel needs "
+				"CONFIG_DEBUG_INFO_BTF=y",
 			VMLINUX_BTF, strerror(errno));
 		return -1;
 	}
 	if (forced && parse_level(forced, &level)) {
-		fprintf(stderr, "pgrptrace: bad PGRPTRACE_HOOKS '%s': use fentry, tp_btf, raw_tp "
-				"or tracepoint\n", forced);
+		p_err("bad PGRPTRACE_HOOKS '%s': use fentry, tp_btf, raw_tp "
+				"or tracepoint", forced);
 		return -1;
 	}
 	if (ensure_tracefs(l))
@@ -350,7 +350,7 @@ int loader__start(struct loader *l, const struct loader_cfg *cfg)
 	/* Try each level, best first, unless one is forced. */
 	if (!forced && probes__fentry(why, sizeof(why))) {
 		if (verbosity)
-			fprintf(stderr, "pgrptrace: no fentry here (%s), trying tp_btf\n", why);
+			p_err("no fentry here (%s), trying tp_btf", why);
 		level = HOOK_TP_BTF;
 	}
 	while (start_level(l, cfg, level, !forced && level < HOOK_LEVELS - 1)) {
@@ -359,8 +359,8 @@ int loader__start(struct loader *l, const struct loader_cfg *cfg)
 		level++;
 	}
 	if (verbosity)
-		fprintf(stderr, "pgrptrace: attached with %s hooks (open %llu ms, load %llu ms, "
-				"attach %llu ms)\n", hooks__level_name(l->level),
+		p_err("attached with %s hooks (open %llu ms, load %llu ms, "
+				"attach %llu ms)", hooks__level_name(l->level),
 			(unsigned long long)l->t_open_ms, (unsigned long long)l->t_load_ms,
 			(unsigned long long)l->t_attach_ms);
 	return 0;
@@ -428,7 +428,7 @@ void loader__stop(struct loader *l)
 	if (l->skel)
 		detach_all(l);
 	if (verbosity > 1 && l->skel)
-		fprintf(stderr, "pgrptrace: detached in %llu ms\n",
+		p_err("detached in %llu ms",
 			(unsigned long long)(mono_ms() - t0));
 	bpf_link__destroy(l->iter_link);
 	l->iter_link = NULL;

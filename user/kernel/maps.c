@@ -9,6 +9,7 @@
 #include <bpf/libbpf.h>
 #include "loader.h"
 #include "pgrptrace.skel.h"
+#include "msg.h"
 
 int loader__ringbuf_fd(const struct loader *l)
 {
@@ -170,6 +171,6 @@ void loader__fill_work_funcs(struct pgrptrace_bpf *skel, bool verbose)
 	}
 	fclose(f);
 	if (verbose && found < 2)
-		fprintf(stderr, "pgrptrace: /proc/kallsyms names %d of the tty's work functions: "
-				"a tty's signals may be reported as the kernel's\n", found);
+		p_err("/proc/kallsyms names %d of the tty's work functions: "
+				"a tty's signals may be reported as the kernel's", found);
 }

@@ -9,6 +9,7 @@
 #include <linux/capability.h>
 #include <sys/prctl.h>
 #include "privs.h"
+#include "msg.h"
 
 int privs__lookup(const char *spec, struct privs_user *u, char *err, size_t len)
 {
@@ -77,14 +78,14 @@ int privs__become(const struct privs_user *u, int (*still_allowed)(const void *c
 
 	err = privs__drop(u);
 	if (err) {
-		fprintf(stderr, "pgrptrace: cannot become %s: %s\n", u->name, strerror(-err));
+		p_err("cannot become %s: %s", u->name, strerror(-err));
 		return -1;
 	}
 	err = still_allowed(ctx);
 	if (err) {
-		fprintf(stderr, "pgrptrace: as %s, this kernel refuses bpf() on pgrptrace's own "
+		p_err("as %s, this kernel refuses bpf() on pgrptrace's own "
 				"maps (%s; kernel.unprivileged_bpf_disabled): the loss counters "
-				"and the re-reading after a loss need it; run without --user\n",
+				"and the re-reading after a loss need it; run without --user",
 			u->name, strerror(-err));
 		return -1;
 	}
@@ -95,8 +96,8 @@ int privs__become(const struct privs_user *u, int (*still_allowed)(const void *c
 		if (slash)
 			*(slash == dir ? slash + 1 : slash) = '\0';
 		if (!dir || access(slash ? dir : ".", W_OK | X_OK)) {
-			fprintf(stderr, "pgrptrace: as %s, cannot create files in %s: -o FILE is "
-					"reopened there on SIGHUP (logrotate)\n", u->name,
+			p_err("as %s, cannot create files in %s: -o FILE is "
+					"reopened there on SIGHUP (logrotate)", u->name,
 				slash ? dir : ".");
 			free(dir);
 			return -1;
@@ -104,7 +105,7 @@ int privs__become(const struct privs_user *u, int (*still_allowed)(const void *c
 		free(dir);
 	}
 	if (verbose)
-		fprintf(stderr, "pgrptrace: now running as %s (uid %u), no capabilities\n",
+		p_err("now running as %s (uid %u), no capabilities",
 			u->name, (unsigned int)u->uid);
 	return 0;
 }

@@ -14,6 +14,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "probes.h"
+#include "msg.h"
 
 /* CAP_BPF and CAP_PERFMON (5.8+), or CAP_SYS_ADMIN, in the effective set. */
 bool probes__caps(void)
@@ -93,8 +94,8 @@ const struct features *probes__features(bool verbose)
 		kfeat.atomic_fetch &= !all && !strstr(off, "atomic_fetch");
 	}
 	if (verbose)
-		fprintf(stderr, "pgrptrace: kernel offers: bpf_task_from_pid %s, bpf_loop %s, "
-				"bpf_snprintf %s, task storage %s, atomic fetch %s\n",
+		p_err("kernel offers: bpf_task_from_pid %s, bpf_loop %s, "
+				"bpf_snprintf %s, task storage %s, atomic fetch %s",
 			kfeat.task_from_pid ? "yes" : "no", kfeat.loop ? "yes" : "no",
 			kfeat.snprintf ? "yes" : "no", kfeat.task_storage ? "yes" : "no",
 			kfeat.atomic_fetch ? "yes" : "no");

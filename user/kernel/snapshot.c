@@ -12,6 +12,7 @@
 #include "kernel_defs.h"
 #include "procfs.h"
 #include "snapshot.h"
+#include "msg.h"
 
 /*
  * /proc is read one file at a time, so a process can change between two
@@ -155,8 +156,8 @@ int snapshot__take(struct loader *l, struct model *m)
 
 	n = loader__snapshot(l, &recs);
 	if (n == -EOPNOTSUPP) {
-		fprintf(stderr, "pgrptrace: task iterators are not available: taking the "
-				"snapshot from /proc (racy, no subreaper flags)\n");
+		p_err("task iterators are not available: taking the "
+				"snapshot from /proc (racy, no subreaper flags)");
 		n = from_proc(m, false);
 	} else if (n >= 0) {
 		for (i = 0; i < n; i++)
@@ -184,13 +185,13 @@ int snapshot__seed_filter(struct loader *l, pid_t root, bool filtering)
 	int n, i;
 
 	if (kill(root, 0) && errno == ESRCH) {
-		fprintf(stderr, "pgrptrace: cannot trace pid %d: no such process\n", root);
+		p_err("cannot trace pid %d: no such process", root);
 		return -1;
 	}
 	/* A thread's id reaches kill(2) and /proc, but the filter is by process. */
 	n = procfs__tgid(root);
 	if (n > 0 && n != root) {
-		fprintf(stderr, "pgrptrace: %d is a thread of process %d: give -p %d\n", root,
+		p_err("%d is a thread of process %d: give -p %d", root,
 			n, n);
 		return -1;
 	}
@@ -199,7 +200,7 @@ int snapshot__seed_filter(struct loader *l, pid_t root, bool filtering)
 	loader__trace(l, root);
 	n = procfs__descendants(root, &kids);
 	if (n < 0) {
-		fprintf(stderr, "pgrptrace: cannot list the descendants of %d: %s\n", root,
+		p_err("cannot list the descendants of %d: %s", root,
 			strerror(-n));
 		return -1;
 	}

@@ -6,6 +6,7 @@
 #include "clock.h"
 #include "procfs.h"
 #include "verify.h"
+#include "msg.h"
 
 #define VERIFY_TRIES		25
 #define VERIFY_TRIES_EXITING	500
@@ -101,7 +102,7 @@ unsigned int verify__settled(struct model *m, void (*settle)(void *ctx), void *c
 		usleep(VERIFY_WAIT_MS * 1000);
 	}
 	if (err) {
-		fprintf(stderr, "pgrptrace: cannot read /proc: %s\n", strerror(-err));
+		p_err("cannot read /proc: %s", strerror(-err));
 		res.differences = 1;
 	}
 	sbuf__printf(report, "verify: %u processes, %u differences\n", res.processes,

@@ -13,6 +13,7 @@
 #include "journal.h"
 #include "sbuf.h"
 #include "sink.h"
+#include "msg.h"
 
 #define JOURNAL_SOCKET	"/run/systemd/journal/socket"
 #define NAME_MAX_LEN	64	/* journald drops longer field names */
@@ -120,8 +121,8 @@ static int journal_send(void *ctx, const struct sink_msg *msg)
 	/* journald may be restarting: count what it missed, and go on. */
 	if (r < 0) {
 		if (!j->failed)
-			fprintf(stderr, "pgrptrace: journal: cannot send: %s; counting the "
-					"records it misses\n", strerror(-r));
+			p_err("journal: cannot send: %s; counting the "
+					"records it misses", strerror(-r));
 		if (!j->first_err)
 			j->first_err = r;
 		j->failed++;
@@ -134,7 +135,7 @@ static void journal_close(void *ctx)
 	struct journal *j = ctx;
 
 	if (j->failed)
-		fprintf(stderr, "pgrptrace: journal: %llu records could not be sent (%s)\n",
+		p_err("journal: %llu records could not be sent (%s)",
 			j->failed, strerror(-j->first_err));
 	sbuf__free(&j->fields);
 	sbuf__free(&j->line);
@@ -163,7 +164,7 @@ struct journal *journal__open(void)
 	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 
 	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
-		fprintf(stderr, "pgrptrace: --journal: no journal listens on %s: %s\n",
+		p_err("--journal: no journal listens on %s: %s",
 			JOURNAL_SOCKET, strerror(errno));
 		if (fd >= 0)
 			close(fd);
@@ -172,6 +173,6 @@ struct journal *journal__open(void)
 	close(fd);
 	j = calloc(1, sizeof(*j));
 	if (!j)
-		fprintf(stderr, "pgrptrace: --journal: %s\n", strerror(errno));
+		p_err("--journal: %s", strerror(errno));
 	return j;
 }

@@ -13,6 +13,7 @@
 #include "clock.h"
 #include "loss.h"
 #include "output.h"
+#include "msg.h"
 
 #define OUT_BATCH	(64 * 1024)	/* write once this much is pending */
 #define OUT_QUEUE	(8U << 20)	/* --output-queue's default */
@@ -213,7 +214,7 @@ struct output *output__open(const struct output_cfg *cfg)
 	struct channel *c;
 
 	if (!o) {
-		fprintf(stderr, "pgrptrace: cannot allocate output: %s\n", strerror(errno));
+		p_err("cannot allocate output: %s", strerror(errno));
 		return NULL;
 	}
 	o->hold_from = (__u64)-1;
@@ -235,16 +236,16 @@ struct output *output__open(const struct output_cfg *cfg)
 		c->fifo = !stat(cfg->path, &st) && S_ISFIFO(st.st_mode) && !c->offline;
 		c->fd = open_log(c);
 		if (c->fd < 0 && !(errno == ENXIO && c->fifo)) {
-			fprintf(stderr, "pgrptrace: cannot open %s: %s\n", cfg->path,
+			p_err("cannot open %s: %s", cfg->path,
 				strerror(errno));
 			free(o);
 			return NULL;
 		}
 		c->own_fd = true;
 		if (c->fd < 0) {
-			fprintf(stderr, "pgrptrace: %s is a FIFO with no reader yet: records wait "
+			p_err("%s is a FIFO with no reader yet: records wait "
 					"in its queue (%zu bytes), and are written once one opens "
-					"it\n", cfg->path, c->qmax);
+					"it", cfg->path, c->qmax);
 			c->stall = c->why = ENXIO;
 			c->busy_since = clock_ns(CLOCK_MONOTONIC);
 			c->stall_said = true;
@@ -397,8 +398,8 @@ static size_t queued(const struct channel *c)
 static void lose(struct channel *c, __u64 seq)
 {
 	if (!c->lost.said) {
-		fprintf(stderr, "pgrptrace: %s: its queue is full (%zu bytes): records are lost "
-				"until it takes them again, and counted\n", c->name, c->qmax);
+		p_err("%s: its queue is full (%zu bytes): records are lost "
+				"until it takes them again, and counted", c->name, c->qmax);
 		c->lost.said = true;
 	}
 	loss__add(&c->lost, true, seq, clock_ns(CLOCK_BOOTTIME));
@@ -718,7 +719,7 @@ static void drain(struct channel *c)
 		sbuf__reset(&c->pending);
 		c->head = 0;
 		if (c->stall_said && c->fd >= 0)
-			fprintf(stderr, "pgrptrace: %s: written again\n", c->name);
+			p_err("%s: written again", c->name);
 		c->stall = c->why = 0;
 		c->busy_since = 0;
 		c->stall_said = false;
@@ -738,8 +739,8 @@ static void drain(struct channel *c)
 	/* Records that have waited a second: said, once until they are all written. */
 	if (!c->stall_said && c->why && now - c->busy_since >= STALL_SAY_NS) {
 		c->stall_said = true;
-		fprintf(stderr, "pgrptrace: %s: %s: records wait in its queue (%zu bytes), then "
-				"are counted as lost\n", c->name,
+		p_err("%s: %s: records wait in its queue (%zu bytes), then "
+				"are counted as lost", c->name,
 			c->why == EAGAIN ? "it is not being read, or too slowly"
 			: c->why == ENXIO ? "a FIFO with no reader"
 					  : strerror(c->why), c->qmax);
@@ -786,7 +787,7 @@ static void tell_losses(struct output *o, bool at_end)
 static void said_failure(struct channel *c, int before)
 {
 	if (!before && c->err && c->sink && c->err != -EPIPE)
-		fprintf(stderr, "pgrptrace: %s: %s; the other outputs go on\n", c->name,
+		p_err("%s: %s; the other outputs go on", c->name,
 			strerror(-c->err));
 }
 
@@ -906,8 +907,8 @@ unsigned long long output__close(struct output *o)
 		flush_pending(c);
 		said_failure(c, before);
 		if (!c->sink && c->lost.total)
-			fprintf(stderr, "pgrptrace: %s: %llu records lost (not taken while its queue "
-					"was full, or by the end)\n", c->name, c->lost.total);
+			p_err("%s: %llu records lost (not taken while its queue "
+					"was full, or by the end)", c->name, c->lost.total);
 		lost += c->lost.total;
 		if (c->own_fd && c->fd >= 0)
 			close(c->fd);

@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include <zlib.h>
 #include "recording.h"
+#include "msg.h"
 
 #define REC_MAGIC	"PGTREC\0\n"
 #define REC_VERSION	2	/* 1: no host name or machine id; still read */
@@ -103,30 +104,30 @@ int rec__open(struct rec_reader *r, const char *path)
 	r->path = path;
 	r->f = fopen(path, "rbe");
 	if (!r->f) {
-		fprintf(stderr, "pgrptrace: cannot open %s: %s\n", path, strerror(errno));
+		p_err("cannot open %s: %s", path, strerror(errno));
 		return -1;
 	}
 	setvbuf(r->f, NULL, _IOFBF, 1 << 20);
 	memset(&h, 0, sizeof(h));
 	if (fread(&h, REC_V1_SIZE, 1, r->f) != 1 || memcmp(h.magic, REC_MAGIC, sizeof(h.magic))) {
-		fprintf(stderr, "pgrptrace: %s is not a pgrptrace recording\n", path);
+		p_err("%s is not a pgrptrace recording", path);
 		return -1;
 	}
 	if (h.version > REC_VERSION || h.version == 0) {
-		fprintf(stderr, "pgrptrace: %s: recording version %u, this pgrptrace reads 1 to %u\n",
+		p_err("%s: recording version %u, this pgrptrace reads 1 to %u",
 			path, h.version, REC_VERSION);
 		return -1;
 	}
 	if (h.size != (h.version == 1 ? REC_V1_SIZE : sizeof(h)) ||
 	    (h.size > REC_V1_SIZE &&
 	     fread((char *)&h + REC_V1_SIZE, h.size - REC_V1_SIZE, 1, r->f) != 1)) {
-		fprintf(stderr, "pgrptrace: %s: the recording's header is damaged\n", path);
+		p_err("%s: the recording's header is damaged", path);
 		return -1;
 	}
 	sum = h.crc;
 	h.crc = 0;
 	if (sum != crc(&h, h.size)) {
-		fprintf(stderr, "pgrptrace: %s: the recording's header is damaged\n", path);
+		p_err("%s: the recording's header is damaged", path);
 		return -1;
 	}
 	h.boot_id[sizeof(h.boot_id) - 1] = '\0';
@@ -142,9 +143,9 @@ int rec__open(struct rec_reader *r, const char *path)
 static int cut(struct rec_reader *r, const char *what)
 {
 	if (ferror(r->f))
-		fprintf(stderr, "pgrptrace: cannot read %s: %s\n", r->path, strerror(errno));
+		p_err("cannot read %s: %s", r->path, strerror(errno));
 	else
-		fprintf(stderr, "pgrptrace: %s: %s after %llu records: the recording is incomplete\n",
+		p_err("%s: %s after %llu records: the recording is incomplete",
 			r->path, what, (unsigned long long)r->count);
 	return -1;
 }
@@ -162,20 +163,20 @@ int rec__next(struct rec_reader *r, void **data, __u32 *len)
 			    frame[1] != crc(&count, sizeof(count)))
 				return cut(r, "a damaged end marker");
 			if (count != r->count + r->damaged) {
-				fprintf(stderr, "pgrptrace: %s: %llu records, the end marker says %llu\n",
+				p_err("%s: %llu records, the end marker says %llu",
 					r->path, (unsigned long long)(r->count + r->damaged),
 					(unsigned long long)count);
 				return -1;
 			}
 			if (fgetc(r->f) != EOF) {
-				fprintf(stderr, "pgrptrace: %s: data after the end marker\n", r->path);
+				p_err("%s: data after the end marker", r->path);
 				return -1;
 			}
 			r->ended = true;
 			return 0;
 		}
 		if (frame[0] > REC_MAX_LEN) {
-			fprintf(stderr, "pgrptrace: %s: bad record length %u after %llu records\n",
+			p_err("%s: bad record length %u after %llu records",
 				r->path, frame[0], (unsigned long long)r->count);
 			return -1;
 		}
@@ -183,7 +184,7 @@ int rec__next(struct rec_reader *r, void **data, __u32 *len)
 			void *nb = realloc(r->buf, frame[0]);
 
 			if (!nb) {
-				fprintf(stderr, "pgrptrace: out of memory reading %s\n", r->path);
+				p_err("out of memory reading %s", r->path);
 				return -1;
 			}
 			r->buf = nb;
@@ -194,8 +195,8 @@ int rec__next(struct rec_reader *r, void **data, __u32 *len)
 		if (frame[1] != crc(r->buf, frame[0])) {
 			/* The frame held; the bytes did not: skip just this one. */
 			if (!r->damaged++)
-				fprintf(stderr, "pgrptrace: %s: record %llu is damaged (checksum); "
-					"skipping it\n", r->path,
+				p_err("%s: record %llu is damaged (checksum); "
+					"skipping it", r->path,
 					(unsigned long long)(r->count + r->damaged - 1));
 			continue;
 		}

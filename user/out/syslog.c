@@ -15,6 +15,7 @@
 #include "loss.h"
 #include "sbuf.h"
 #include "syslog.h"
+#include "msg.h"
 
 #define BACKOFF_MIN_MS	100
 #define BACKOFF_MAX_MS	5000
@@ -150,7 +151,7 @@ static int resolve(struct syslog *sl)
 	hints.ai_socktype = sl->kind == SYSLOG_TCP ? SOCK_STREAM : SOCK_DGRAM;
 	r = getaddrinfo(host, port, &hints, &ai);
 	if (r) {
-		fprintf(stderr, "pgrptrace: --syslog: cannot resolve %s: %s\n", host,
+		p_err("--syslog: cannot resolve %s: %s", host,
 			gai_strerror(r));
 		return -EINVAL;
 	}
@@ -356,8 +357,8 @@ static void conn_failed(struct syslog *sl, int err)
 
 	close_conn(sl);
 	if (!sl->down) {
-		fprintf(stderr, "pgrptrace: syslog: %s: %s; holding up to %zu bytes of records "
-				"and reconnecting\n", sl->target, strerror(err), sl->qmax);
+		p_err("syslog: %s: %s; holding up to %zu bytes of records "
+				"and reconnecting", sl->target, strerror(err), sl->qmax);
 		sl->down = true;
 		sl->down_err = err;
 		sl->backoff_ms = BACKOFF_MIN_MS;
@@ -371,8 +372,8 @@ static void conn_failed(struct syslog *sl, int err)
 static void conn_up(struct syslog *sl)
 {
 	if (sl->down)
-		fprintf(stderr, "pgrptrace: syslog: %s: connected again; %zu records held "
-				"follow\n", sl->target, sl->n);
+		p_err("syslog: %s: connected again; %zu records held "
+				"follow", sl->target, sl->n);
 	sl->down = false;
 	sl->lost.said = false;
 }
@@ -459,8 +460,8 @@ static void drop_head(struct syslog *sl)
 {
 	struct slmsg *m = qat(sl, 0);
 
-	fprintf(stderr, "pgrptrace: syslog: %s: a message of %zu bytes is too large for a "
-			"datagram; it is lost\n", sl->target, m->len);
+	p_err("syslog: %s: a message of %zu bytes is too large for a "
+			"datagram; it is lost", sl->target, m->len);
 	pop(sl, false);
 }
 
@@ -599,8 +600,8 @@ static int push_lost(struct syslog *sl)
 static void count_lost(struct syslog *sl, unsigned long long seq, bool has_seq)
 {
 	if (!sl->lost.said) {
-		fprintf(stderr, "pgrptrace: syslog: %s: the queue is full (%zu bytes); records "
-				"are lost until the collector is back, and counted\n", sl->target,
+		p_err("syslog: %s: the queue is full (%zu bytes); records "
+				"are lost until the collector is back, and counted", sl->target,
 			sl->qmax);
 		sl->lost.said = true;
 	}
@@ -668,7 +669,7 @@ static void syslog_close(void *ctx)
 		pop(sl, false);
 	close_conn(sl);
 	if (sl->lost.total)
-		fprintf(stderr, "pgrptrace: syslog: %s: %llu records lost, %llu sent\n",
+		p_err("syslog: %s: %llu records lost, %llu sent",
 			sl->target, sl->lost.total, sl->sent);
 }
 
@@ -703,7 +704,7 @@ struct syslog *syslog__open(const struct syslog_cfg *cfg)
 	int r;
 
 	if (!sl || !(sl->target = strdup(cfg->target ?: SYSLOG_DEFAULT_TARGET))) {
-		fprintf(stderr, "pgrptrace: --syslog: %s\n", strerror(ENOMEM));
+		p_err("--syslog: %s", strerror(ENOMEM));
 		free(sl);
 		return NULL;
 	}
@@ -714,7 +715,7 @@ struct syslog *syslog__open(const struct syslog_cfg *cfg)
 	if (gethostname(sl->host, sizeof(sl->host) - 1))
 		strcpy(sl->host, "-");
 	if (syslog__parse_target(sl->target, &sl->kind, err, sizeof(err))) {
-		fprintf(stderr, "pgrptrace: --syslog: %s\n", err);
+		p_err("--syslog: %s", err);
 		goto fail;
 	}
 	if (resolve(sl))
@@ -725,7 +726,7 @@ struct syslog *syslog__open(const struct syslog_cfg *cfg)
 	 */
 	r = try_connect(sl);
 	if (r && sl->kind == SYSLOG_UNIX) {
-		fprintf(stderr, "pgrptrace: --syslog: no syslog daemon listens on %s: %s\n",
+		p_err("--syslog: no syslog daemon listens on %s: %s",
 			sl->target, strerror(-r));
 		goto fail;
 	}

@@ -139,11 +139,49 @@ static void text_exec(struct sbuf *sb, const struct pgt_exec *e)
 }
 
 /* One case per record type, as json__event() has: long, but flat and in the same order. */
+static void text_exit(struct sbuf *sb, const struct pgt_exit *e)
+{
+	struct exit_info xi;
+	char sig[16];
+
+	decode__exit_status(e->status, &xi);
+	if (xi.exited)
+		sbuf__printf(sb, "code %d", xi.code);
+	else
+		sbuf__printf(sb, "signal %s%s", decode__signame(xi.signal, sig, sizeof(sig)),
+			     xi.core ? " (core dumped)" : "");
+}
+
+static void text_setpgid(struct sbuf *sb, const struct pgt_event *ev)
+{
+	const struct pgt_setpgid *s = ev->setpgid;
+
+	if (s->target_found)
+		sbuf__printf(sb, "pid %u pgid %u -> ", s->target.pid, s->old.pgid);
+	else
+		sbuf__printf(sb, "pid %d pgid ? -> ", s->arg_pid);
+	if (s->ret < 0) {
+		sbuf__printf(sb, "%d ", s->arg_pgid ? s->arg_pgid : s->arg_pid);
+		text_error(sb, s->ret);
+	} else {
+		sbuf__printf(sb, "%u", s->target.pgid);
+	}
+	if (ev->notes & EV_JOB_CONTROL)
+		sbuf__puts(sb, " (job control)");
+}
+
+static void text_reparent(struct sbuf *sb, const struct pgt_reparent *r)
+{
+	sbuf__printf(sb, "child %u (", r->child_pid);
+	sbuf__put_text(sb, r->child_comm, sizeof(r->child_comm));
+	sbuf__printf(sb, ") ppid %u -> %u (", r->proc.pid, r->reaper_pid);
+	sbuf__put_text(sb, r->reaper_comm, sizeof(r->reaper_comm));
+	sbuf__printf(sb, ") %s", decode__reason_name(r->reason));
+}
+
 static void text_event(struct sbuf *sb, const struct fmt_ctx *fc, const struct pgt_event *ev)
 {
 	const struct pgt_hdr *h = ev->hdr;
-	struct exit_info xi;
-	char sig[16];
 
 	text_time(sb, fc, h->ts_ns);
 	sbuf__printf(sb, "%-11s ", decode__event_name(ev));
@@ -160,12 +198,7 @@ static void text_event(struct sbuf *sb, const struct fmt_ctx *fc, const struct p
 		break;
 	case PGT_EXIT:
 		text_proc(sb, &ev->exit->proc);
-		decode__exit_status(ev->exit->status, &xi);
-		if (xi.exited)
-			sbuf__printf(sb, "code %d", xi.code);
-		else
-			sbuf__printf(sb, "signal %s%s", decode__signame(xi.signal, sig, sizeof(sig)),
-				     xi.core ? " (core dumped)" : "");
+		text_exit(sb, ev->exit);
 		break;
 	case PGT_SETSID:
 		text_proc(sb, &ev->setsid->proc);
@@ -174,35 +207,14 @@ static void text_event(struct sbuf *sb, const struct fmt_ctx *fc, const struct p
 		else
 			text_grp_change(sb, &ev->setsid->old, &ev->setsid->proc);
 		break;
-	case PGT_SETPGID: {
-		const struct pgt_setpgid *s = ev->setpgid;
-
-		text_proc(sb, &s->proc);
-		if (s->target_found)
-			sbuf__printf(sb, "pid %u pgid %u -> ", s->target.pid, s->old.pgid);
-		else
-			sbuf__printf(sb, "pid %d pgid ? -> ", s->arg_pid);
-		if (s->ret < 0) {
-			sbuf__printf(sb, "%d ", s->arg_pgid ? s->arg_pgid : s->arg_pid);
-			text_error(sb, s->ret);
-		} else {
-			sbuf__printf(sb, "%u", s->target.pgid);
-		}
-		if (ev->notes & EV_JOB_CONTROL)
-			sbuf__puts(sb, " (job control)");
+	case PGT_SETPGID:
+		text_proc(sb, &ev->setpgid->proc);
+		text_setpgid(sb, ev);
 		break;
-	}
-	case PGT_REPARENT: {
-		const struct pgt_reparent *r = ev->reparent;
-
-		text_proc(sb, &r->proc);
-		sbuf__printf(sb, "child %u (", r->child_pid);
-		sbuf__put_text(sb, r->child_comm, sizeof(r->child_comm));
-		sbuf__printf(sb, ") ppid %u -> %u (", r->proc.pid, r->reaper_pid);
-		sbuf__put_text(sb, r->reaper_comm, sizeof(r->reaper_comm));
-		sbuf__printf(sb, ") %s", decode__reason_name(r->reason));
+	case PGT_REPARENT:
+		text_proc(sb, &ev->reparent->proc);
+		text_reparent(sb, ev->reparent);
 		break;
-	}
 	case PGT_TTY: {
 		const struct pgt_tty *t = ev->tty;
 		char name[32];

@@ -156,7 +156,7 @@ static void proc_children(struct ctx *c, const struct run *r, __u32 ppid, bool r
 static void session_line(struct ctx *c, const struct msession *s, __u32 sid,
 			 const struct mproc *first)
 {
-	const struct mproc *leader = model__find(c->m, sid);
+	const struct mproc *leader = model__session_leader(c->m, sid);
 	char tty[32];
 
 	if (sid == 0) {
@@ -164,7 +164,7 @@ static void session_line(struct ctx *c, const struct msession *s, __u32 sid,
 		return;
 	}
 	sbuf__printf(c->out, "session %u", sid);
-	if (leader && leader->ctx.sid == sid) {
+	if (leader) {
 		sbuf__printf(c->out, "  leader %u ", leader->ctx.pid);
 		sbuf__put_text(c->out, leader->ctx.comm, sizeof(leader->ctx.comm));
 	} else {
@@ -174,7 +174,7 @@ static void session_line(struct ctx *c, const struct msession *s, __u32 sid,
 		sbuf__printf(c->out, "  tty %s", tty);
 	else
 		sbuf__puts(c->out, "  no tty");
-	first = leader && leader->ctx.sid == sid ? leader : first;
+	first = leader ? leader : first;
 	if (first->ctx.auid != PGT_ID_UNSET)
 		sbuf__printf(c->out, "  login uid %u", first->ctx.auid);
 	sbuf__printf(c->out, "  uid %u\n", first->ctx.uid);
@@ -215,14 +215,14 @@ static void json_proc(struct jsonw *w, const struct mproc *p)
 static void json_session(struct ctx *c, const struct run *s, const struct run *groups)
 {
 	const struct msession *ms = model__session(c->m, s->id);
-	const struct mproc *leader = model__find(c->m, s->id);
+	const struct mproc *leader = model__session_leader(c->m, s->id);
 	struct jsonw *w = &c->w;
 	char tty[32];
 	size_t k, q;
 
 	jsonw_start_object(w);
 	jsonw_uint_field(w, "sid", s->id);
-	if (leader && leader->ctx.sid == s->id)
+	if (leader)
 		jsonw_uint_field(w, "leader", leader->ctx.pid);
 	else
 		jsonw_null_field(w, "leader");
@@ -276,13 +276,13 @@ static size_t collect(struct ctx *c, struct run *groups, size_t *ng, struct run 
 	*ns = 0;
 	for (i = 0; i < *ng; i = j) {
 		__u32 sid = c->procs[groups[i].first]->ctx.sid;
-		const struct mproc *leader = model__find(m, sid);
+		const struct mproc *leader = model__session_leader(m, sid);
 		__u64 key = groups[i].key_start;
 
 		for (j = i; j < *ng && c->procs[groups[j].first]->ctx.sid == sid; j++)
 			if (groups[j].key_start < key)
 				key = groups[j].key_start;
-		if (leader && leader->ctx.sid == sid)
+		if (leader)
 			key = leader->ctx.start_ns;
 		sessions[(*ns)++] = (struct run){ i, j - i, key, sid };
 	}

@@ -1,12 +1,10 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/mman.h>
 #include <curses.h>
 #include <uthash.h>
 #include "clock.h"
@@ -14,6 +12,7 @@
 #include "sbuf.h"
 #include "tui.h"
 #include "view.h"
+#include "msg.h"
 
 #define EVENTS_KEPT	64	/* the event pane's lines, newest last */
 #define PANE_LINES	4
@@ -75,7 +74,7 @@ struct tui {
 	bool quit;
 	__u32 *esc_sids;	/* note_escapees() */
 	size_t nesc_sids;
-	int saved_err;		/* standard error while the screen is ours, or -1 */
+	struct sbuf said;	/* what pgrptrace said while the screen was ours */
 	const struct mproc *state_of;	/* proc_state()'s last process, this draw */
 	char state;
 };
@@ -282,10 +281,9 @@ static bool is_folded(void *ctx, enum view_kind kind, __u32 id)
 
 	if (kind == VIEW_SESSION && !filtered(t)) {
 		s = model__session(t->cfg.model, id);
-		leader = model__find(t->cfg.model, id);
-		dflt = !(s && s->tty_nr) &&
-		       !(leader && leader->ctx.sid == id && leader->entry &&
-			 leader->entry->pid == leader->ctx.pid) && !has_escapee(t, id);
+		leader = model__session_leader(t->cfg.model, id);
+		dflt = !(s && s->tty_nr) && !(leader && model__is_entry_leader(leader)) &&
+		       !has_escapee(t, id);
 	}
 	return dflt != is_toggled(t, kind, id);
 }
@@ -693,6 +691,56 @@ static void filter_key(struct tui *t, int c)
 	t->cursor = t->top = 0;
 }
 
+/* A key that moves the cursor; false for any other. */
+static bool move_key(struct tui *t, int c, size_t page)
+{
+	switch (c) {
+	case KEY_UP:
+		if (t->cursor)
+			t->cursor--;
+		return true;
+	case KEY_DOWN:
+		if (t->cursor + 1 < t->view.n)
+			t->cursor++;
+		return true;
+	case KEY_PPAGE:
+		t->cursor = t->cursor > page ? t->cursor - page : 0;
+		return true;
+	case KEY_NPAGE:
+		t->cursor += page;
+		if (t->view.n && t->cursor >= t->view.n)
+			t->cursor = t->view.n - 1;
+		return true;
+	case KEY_HOME:
+		t->cursor = 0;
+		return true;
+	case KEY_END:
+		t->cursor = t->view.n ? t->view.n - 1 : 0;
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Enter or space on @r: fold or unfold; the cursor goes to what was folded. */
+static void fold_key(struct tui *t, const struct view_row *r)
+{
+	if (!r)
+		return;
+	if (r->kind == VIEW_SESSION) {
+		toggle(t, VIEW_SESSION, r->sid);
+	} else if (r->kind == VIEW_GROUP && !r->p) {
+		toggle(t, VIEW_GROUP, r->pgid);
+	} else if (r->kind == VIEW_PROC) {
+		toggle(t, VIEW_GROUP, r->pgid);
+		while (t->cursor && t->view.rows[t->cursor].kind != VIEW_GROUP)
+			t->cursor--;
+	} else {
+		toggle(t, VIEW_SESSION, r->sid);
+		t->cursor = session_of(t, t->cursor);
+	}
+}
+
 bool tui__keys(struct tui *t)
 {
 	const struct view_row *r;
@@ -710,32 +758,16 @@ bool tui__keys(struct tui *t)
 			continue;
 		}
 		r = selected(t);
+		if (move_key(t, c, (size_t)page)) {
+			/* Moving the cursor moves what is followed. */
+			if (t->follow && t->cursor < t->view.n)
+				t->followed = t->view.rows[t->cursor];
+			continue;
+		}
 		switch (c) {
 		case 'q':
 		case 'Q':
 			t->quit = true;
-			break;
-		case KEY_UP:
-			if (t->cursor)
-				t->cursor--;
-			break;
-		case KEY_DOWN:
-			if (t->cursor + 1 < t->view.n)
-				t->cursor++;
-			break;
-		case KEY_PPAGE:
-			t->cursor = t->cursor > (size_t)page ? t->cursor - (size_t)page : 0;
-			break;
-		case KEY_NPAGE:
-			t->cursor += (size_t)page;
-			if (t->view.n && t->cursor >= t->view.n)
-				t->cursor = t->view.n - 1;
-			break;
-		case KEY_HOME:
-			t->cursor = 0;
-			break;
-		case KEY_END:
-			t->cursor = t->view.n ? t->view.n - 1 : 0;
 			break;
 		case '/':
 			t->searching = true;
@@ -749,21 +781,7 @@ bool tui__keys(struct tui *t)
 		case '\r':
 		case KEY_ENTER:
 		case ' ':
-			if (!r)
-				break;
-			/* The cursor goes to what was folded, which stays where it was. */
-			if (r->kind == VIEW_SESSION) {
-				toggle(t, VIEW_SESSION, r->sid);
-			} else if (r->kind == VIEW_GROUP && !r->p) {
-				toggle(t, VIEW_GROUP, r->pgid);
-			} else if (r->kind == VIEW_PROC) {
-				toggle(t, VIEW_GROUP, r->pgid);
-				while (t->cursor && t->view.rows[t->cursor].kind != VIEW_GROUP)
-					t->cursor--;
-			} else {
-				toggle(t, VIEW_SESSION, r->sid);
-				t->cursor = session_of(t, t->cursor);
-			}
+			fold_key(t, r);
 			break;
 		case 'k':
 			t->kthreads = !t->kthreads;
@@ -795,9 +813,7 @@ bool tui__keys(struct tui *t)
 			break;
 		}
 		/* Moving the cursor moves what is followed. */
-		if (t->follow && c != 'f' && t->cursor < t->view.n &&
-		    (c == KEY_UP || c == KEY_DOWN || c == KEY_PPAGE || c == KEY_NPAGE ||
-		     c == KEY_HOME || c == KEY_END || c == 'n'))
+		if (t->follow && c == 'n' && t->cursor < t->view.n)
 			t->followed = t->view.rows[t->cursor];
 	}
 	return t->quit;
@@ -810,7 +826,7 @@ struct tui *tui__open(const struct tui_cfg *cfg)
 	struct tui *t = calloc(1, sizeof(*t));
 
 	if (!t) {
-		fprintf(stderr, "pgrptrace: --tree: %s\n", strerror(ENOMEM));
+		p_err("--tree: %s", strerror(ENOMEM));
 		return NULL;
 	}
 	t->cfg = *cfg;
@@ -818,46 +834,23 @@ struct tui *tui__open(const struct tui_cfg *cfg)
 	t->st = (struct view_style){ .utf8 = !cfg->ascii, .state = proc_state, .state_ctx = t,
 				     .mark = mark_of, .mark_ctx = t };
 	t->dirty = true;
-	t->saved_err = -1;
 	return t;
 }
 
 /*
- * What pgrptrace says on standard error while the screen is ours (losses, a
- * re-read) would be written over it: it is kept, and said once the terminal
- * is given back.
+ * What pgrptrace says while the screen is ours (losses, a re-read) would be
+ * written over it: the latest goes on the status line, and all of it is
+ * said once the terminal is given back.
  */
-static void hold_stderr(struct tui *t)
+static void on_message(void *ctx, const char *text)
 {
-	int fd = memfd_create("pgrptrace-stderr", MFD_CLOEXEC);
+	struct tui *t = ctx;
 
-	t->saved_err = -1;
-	if (fd < 0)
-		return;
-	t->saved_err = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
-	if (t->saved_err < 0 || dup2(fd, STDERR_FILENO) < 0) {
-		if (t->saved_err >= 0)
-			close(t->saved_err);
-		t->saved_err = -1;
-	}
-	close(fd);
-}
-
-static void release_stderr(struct tui *t)
-{
-	char buf[4096];
-	ssize_t n;
-
-	if (t->saved_err < 0)
-		return;
-	fflush(stderr);
-	if (lseek(STDERR_FILENO, 0, SEEK_SET) == 0)
-		while ((n = read(STDERR_FILENO, buf, sizeof(buf))) > 0)
-			if (write(t->saved_err, buf, (size_t)n) != n)
-				break;
-	dup2(t->saved_err, STDERR_FILENO);
-	close(t->saved_err);
-	t->saved_err = -1;
+	sbuf__puts(&t->said, "pgrptrace: ");
+	sbuf__puts(&t->said, text);
+	sbuf__putc(&t->said, '\n');
+	snprintf(t->status, sizeof(t->status), "%s", text);
+	t->dirty = true;
 }
 
 int tui__start(struct tui *t)
@@ -866,7 +859,7 @@ int tui__start(struct tui *t)
 
 	t->scr = newterm(term && *term ? NULL : "vt100", stdout, stdin);
 	if (!t->scr) {
-		fprintf(stderr, "pgrptrace: --tree: cannot use this terminal (TERM=%s)\n",
+		p_err("--tree: cannot use this terminal (TERM=%s)",
 			term ? term : "");
 		return -1;
 	}
@@ -888,7 +881,7 @@ int tui__start(struct tui *t)
 	} else {
 		t->cfg.color = 0;
 	}
-	hold_stderr(t);
+	msg__redirect(on_message, t);
 	return 0;
 }
 
@@ -899,7 +892,10 @@ void tui__close(struct tui *t)
 	endwin();
 	delscreen(t->scr);
 	t->scr = NULL;
-	release_stderr(t);
+	msg__redirect(NULL, NULL);
+	if (t->said.len)
+		fputs(t->said.buf, stderr);
+	sbuf__reset(&t->said);
 }
 
 void tui__free(struct tui *t)
@@ -920,6 +916,7 @@ void tui__free(struct tui *t)
 		free(f);
 	}
 	sbuf__free(&t->line);
+	sbuf__free(&t->said);
 	for (i = 0; i < EVENTS_KEPT; i++)
 		free(t->pane[i].text);
 	lineage__put(t->login);

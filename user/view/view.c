@@ -50,14 +50,13 @@ static bool wanted(const struct model *m, const struct view_opts *o, const struc
 static bool is_login(const struct model *m, __u32 sid)
 {
 	const struct msession *s = model__session(m, sid);
-	const struct mproc *leader = model__find(m, sid);
+	const struct mproc *leader = model__session_leader(m, sid);
 
 	if (!sid)
 		return false;
 	if (s && s->tty_nr)
 		return true;
-	return leader && leader->ctx.sid == sid && leader->entry &&
-	       leader->entry->pid == leader->ctx.pid;
+	return leader && model__is_entry_leader(leader);
 }
 
 /* A run of processes sharing a group, or of groups sharing a session. */
@@ -210,13 +209,13 @@ int view__build(struct view *v, const struct model *m, const struct view_opts *o
 	}
 	for (i = 0; i < ng; i = j) {
 		__u32 sid = procs[groups[i].first]->ctx.sid;
-		const struct mproc *leader = model__find(m, sid);
+		const struct mproc *leader = model__session_leader(m, sid);
 		__u64 key = groups[i].key;
 
 		for (j = i; j < ng && procs[groups[j].first]->ctx.sid == sid; j++)
 			if (groups[j].key < key)
 				key = groups[j].key;
-		if (leader && leader->ctx.sid == sid)
+		if (leader)
 			key = leader->ctx.start_ns;
 		sessions[ns++] = (struct run){ i, j - i, key, sid, is_login(m, sid) };
 	}
@@ -310,7 +309,7 @@ static size_t cols_of(const struct sbuf *sb, size_t from)
 /* What a process runs, for a person: its arguments, else its name. */
 static void put_args(struct sbuf *sb, const struct mproc *p)
 {
-	const struct image *im = p->lineage ? p->lineage->image : NULL;
+	const struct image *im = model__image(p);
 	const char *a, *end;
 
 	if (!im || !im->args || !im->args_len) {
@@ -327,7 +326,7 @@ static void put_args(struct sbuf *sb, const struct mproc *p)
 static void session_text(struct sbuf *sb, const struct model *m, const struct view_row *r,
 			 const struct view_style *st)
 {
-	const struct mproc *leader = model__find(m, r->sid);
+	const struct mproc *leader = model__session_leader(m, r->sid);
 	char tty[32];
 
 	sbuf__puts(sb, r->folded ? (st->utf8 ? "\u25b8 " : "> ") : (st->utf8 ? "\u25be " : "v "));
@@ -341,11 +340,11 @@ static void session_text(struct sbuf *sb, const struct model *m, const struct vi
 		sbuf__printf(sb, "  %s", tty);
 	else
 		sbuf__puts(sb, "  no tty");
-	if (leader && leader->ctx.sid == r->sid) {
+	if (leader) {
 		sbuf__printf(sb, "  leader %u ", leader->ctx.pid);
 		sbuf__put_text(sb, leader->ctx.comm, sizeof(leader->ctx.comm));
 		sbuf__printf(sb, "  uid %u", leader->ctx.uid);
-		if (leader->entry && leader->entry->pid == leader->ctx.pid) {
+		if (model__is_entry_leader(leader)) {
 			sbuf__printf(sb, "  login %s", fmt__entry_type(leader->entry));
 			if (leader->entry->remote)
 				sbuf__printf(sb, " from %s", leader->entry->remote->ip);
