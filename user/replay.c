@@ -30,7 +30,6 @@ int replay__run(const struct replay_cfg *cfg)
 		rec__free(&r);
 		return -1;
 	}
-	decode__set_boot_id(r.boot_id);
 	host__set(cfg->host, r.host_name, r.machine_id, r.boot_id);
 	output__set_host(cfg->out, cfg->host);
 	output__set_clock(cfg->out, r.boot_to_real_ns);

@@ -147,8 +147,6 @@ int session__open(struct tracer *s, const struct output_cfg *ocfg)
 	setlocale(LC_CTYPE, "");
 	s->utf8 = !o->ascii && !o->output && isatty(STDOUT_FILENO) &&
 		  !strcmp(nl_langinfo(CODESET), "UTF-8");
-	if (decode__init_boot_id())
-		decode__set_boot_id("unknown");
 	host__read(&s->host);
 	s->model = model__new();
 	s->out = output__open(ocfg);

@@ -387,34 +387,9 @@ static __u64 fnv1a(__u64 h, const void *data, size_t len)
 	return h;
 }
 
-static char boot_id_str[64];
-
-const char *decode__boot_id(void)
-{
-	return boot_id_str;
-}
-
 void decode__set_boot_id(const char *boot_id)
 {
-	snprintf(boot_id_str, sizeof(boot_id_str), "%s", boot_id);
 	boot_hash = fnv1a(0xcbf29ce484222325ULL, boot_id, strlen(boot_id));
-}
-
-int decode__init_boot_id(void)
-{
-	char id[64] = "";
-	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "re");
-
-	if (!f)
-		return -errno;
-	if (!fgets(id, sizeof(id), f)) {
-		fclose(f);
-		return -EIO;
-	}
-	fclose(f);
-	id[strcspn(id, "\n")] = '\0';
-	decode__set_boot_id(id);
-	return 0;
 }
 
 void decode__entity_id(__u32 tgid, __u64 start_ns, char buf[17])

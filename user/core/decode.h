@@ -111,14 +111,10 @@ bool decode__tty_name(const char *kname, __u32 tty_nr, char *buf, size_t len);
 void decode__tty_dev(__u32 tty_nr, unsigned int *major, unsigned int *minor);
 
 /*
- * Boot identity for entity ids: read from /proc/sys/kernel/random/boot_id,
- * or set explicitly by tests. Returns 0 or -errno.
+ * The boot the entity ids are of: host__set() sets it with the machine's
+ * (this one's, or a recording's), the tests directly.
  */
-int decode__init_boot_id(void);
 void decode__set_boot_id(const char *boot_id);
-/* The boot id set last ("unknown" if none could be read). */
-const char *decode__boot_id(void);
-
 /* A stable id for a process: hash of (boot id, tgid, start time); 16 hex digits. */
 void decode__entity_id(__u32 tgid, __u64 start_ns, char buf[17]);
 

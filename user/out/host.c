@@ -42,6 +42,8 @@ void host__set(struct host_id *h, const char *name, const char *machine_id, cons
 	snprintf(h->name, sizeof(h->name), "%s", name ?: "");
 	snprintf(h->machine_id, sizeof(h->machine_id), "%s", machine_id ?: "");
 	snprintf(h->boot_id, sizeof(h->boot_id), "%s", boot_id ?: "");
+	/* The entity ids are of this boot. */
+	decode__set_boot_id(h->boot_id);
 	jsonw_init(&w, &sb);
 	host__write(&w, h);
 	h->json_len = 0;
@@ -55,12 +57,19 @@ void host__set(struct host_id *h, const char *name, const char *machine_id, cons
 
 void host__read(struct host_id *h)
 {
-	char id[64] = "";
+	char id[64] = "", boot[64] = "unknown";
 	struct utsname u;
 	FILE *f;
 
 	if (uname(&u))
 		u.nodename[0] = '\0';
+	f = fopen("/proc/sys/kernel/random/boot_id", "re");
+	if (f) {
+		if (!fgets(boot, sizeof(boot), f))
+			snprintf(boot, sizeof(boot), "unknown");
+		fclose(f);
+		boot[strcspn(boot, "\n")] = '\0';
+	}
 	f = fopen("/etc/machine-id", "re");
 	if (f) {
 		if (!fgets(id, sizeof(id), f))
@@ -68,5 +77,5 @@ void host__read(struct host_id *h)
 		fclose(f);
 		id[strcspn(id, "\n")] = '\0';
 	}
-	host__set(h, u.nodename, valid_machine_id(id) ? id : "", decode__boot_id());
+	host__set(h, u.nodename, valid_machine_id(id) ? id : "", boot);
 }
