@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <stdio.h>
+#include <string.h>
 #include "losses.h"
 #include "sbuf.h"
 #include "msg.h"
@@ -23,23 +24,23 @@ static bool stat_missed(const struct loader *ld, unsigned int idx, __u64 *seen, 
 }
 
 bool losses__check(struct losses *l, const struct loader *ld, struct output *out,
-		   __u64 now_ns)
+		   __u64 now_ns, struct lost_info *li)
 {
-	struct lost_info li = {};
 	__u64 drops[PGT_TYPE_MAX];
 	bool resync = false;
 	unsigned int t;
 
+	memset(li, 0, sizeof(*li));
 	loader__drops(ld, drops);
 	for (t = 1; t < PGT_TYPE_MAX; t++) {
-		li.by_type[t] = drops[t] - l->drops_seen[t];
-		li.total += li.by_type[t];
+		li->by_type[t] = drops[t] - l->drops_seen[t];
+		li->total += li->by_type[t];
 		l->drops_seen[t] = drops[t];
 	}
-	if (li.total) {
-		li.from_ns = l->last_check_ns;
-		li.to_ns = now_ns;
-		output__lost(out, &li);
+	if (li->total) {
+		li->from_ns = l->last_check_ns;
+		li->to_ns = now_ns;
+		output__lost(out, li);
 		resync = true;
 	}
 	/* Tracepoint level: a fork whose child was not found is a fork missed. */

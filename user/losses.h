@@ -23,11 +23,12 @@ struct losses {
 /* From now on (boot time @now_ns). */
 void losses__start(struct losses *l, __u64 now_ns);
 /*
- * New drops since the last check, as one lost record to @out; the
- * counters said once each. Returns whether the machine must be re-read.
+ * New drops since the last check, as one lost record to @out (and in @li:
+ * total 0 when none); the counters said once each. Returns whether the
+ * machine must be re-read.
  */
 bool losses__check(struct losses *l, const struct loader *ld, struct output *out,
-		   __u64 now_ns);
+		   __u64 now_ns, struct lost_info *li);
 /* At the end, on stderr: the drops in all, by type. */
 void losses__summary(const struct losses *l);
 

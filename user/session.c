@@ -48,10 +48,12 @@ static void on_event(void *ctx, const struct pgt_event *ev)
 {
 	struct tracer *s = ctx;
 
-	/* The full-screen view's pane shows tty changes; the model shows the rest. */
-	if (s->full_screen && ev->hdr->type != PGT_TTY && ev->hdr->type != PGT_FOREGROUND)
+	if ((!s->tui && !s->print_events) || !filter__event(&s->opts->filter, s->model, ev))
 		return;
-	if (s->print_events && filter__event(&s->opts->filter, s->model, ev))
+	/* The full-screen view's pane shows tty changes; the model shows the rest. */
+	if (s->tui)
+		tui__event(s->tui, ev);
+	else if (s->print_events)
 		output__event(s->out, ev);
 }
 
@@ -59,7 +61,11 @@ static void on_signal_cause(void *ctx, const struct sig_cause *c)
 {
 	struct tracer *s = ctx;
 
-	if (s->print_events && filter__signal(&s->opts->filter, s->model, c))
+	if ((!s->tui && !s->print_events) || !filter__signal(&s->opts->filter, s->model, c))
+		return;
+	if (s->tui)
+		tui__signal(s->tui, c);
+	else if (s->print_events)
 		output__signal(s->out, c);
 }
 
@@ -67,7 +73,11 @@ static void on_escape(void *ctx, const struct escape *e)
 {
 	struct tracer *s = ctx;
 
-	if (s->print_escapes && filter__escape(&s->opts->filter, e))
+	if ((!s->tui && !s->print_escapes) || !filter__escape(&s->opts->filter, e))
+		return;
+	if (s->tui)
+		tui__escape(s->tui, e);
+	else if (s->print_escapes)
 		output__escape(s->out, e);
 }
 
@@ -173,11 +183,14 @@ int session__open(struct tracer *s, const struct output_cfg *ocfg)
 			.kthreads = o->kthreads, .ascii = !s->utf8, .host = s->host.name,
 			.color = output__color(o->color, STDOUT_FILENO),
 			.interval_ms = o->interval_set ? o->interval_ms : 200,
+			.boot_to_real_ns = (__s64)(clock_ns(CLOCK_REALTIME) -
+						   clock_ns(CLOCK_BOOTTIME)),
+			.utc = o->utc,
 		};
 
-		/* Its records, for the escapes and the pane; the screen comes once attached. */
+		/* It takes the pipeline's results from now; the screen comes once attached. */
 		s->tui = tui__open(&tc);
-		if (!s->tui || output__add_sink(s->out, ocfg, &tui_sink, s->tui))
+		if (!s->tui)
 			return -1;
 	}
 	output__set_host(s->out, &s->host);

@@ -114,8 +114,12 @@ static int take_snapshot(struct tracer *s, bool resync)
 /* New losses as a lost record; the machine read again after any. */
 static void check_losses(struct tracer *s, bool resync)
 {
-	if (losses__check(&s->losses, &s->loader, s->out, clock_ns(CLOCK_BOOTTIME)))
+	struct lost_info li;
+
+	if (losses__check(&s->losses, &s->loader, s->out, clock_ns(CLOCK_BOOTTIME), &li))
 		s->need_resync = true;
+	if (li.total && s->tui)
+		tui__lost(s->tui, &li);
 	if (resync && s->need_resync) {
 		s->need_resync = false;
 		take_snapshot(s, true);

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * A message sink: an output that takes one record at a time (the journal,
- * syslog, the full-screen view) rather than a stream of lines. It gets
- * each record typed, and formats what it sends itself.
+ * syslog) rather than a stream of lines. It gets each record typed, and
+ * formats what it sends itself.
  */
 #ifndef __SINK_H
 #define __SINK_H

@@ -10,6 +10,7 @@
 #include "clock.h"
 #include "procfs.h"
 #include "sbuf.h"
+#include "format.h"
 #include "tui.h"
 #include "view.h"
 #include "msg.h"
@@ -132,90 +133,136 @@ static void add_mark(struct tui *t, const struct escape *e)
 	snprintf(n->mark.login_tty, sizeof(n->mark.login_tty), "%s", tty);
 }
 
-/* What the pane shows: escapes, signals to more than one process, tty changes, losses. */
-static bool pane_worthy(const char *event, const struct record *r)
-{
-	unsigned int scope;
+/* ---- The pane: a short line of its own for what concerns sessions ---- */
 
-	if (!strcmp(event, "escape") || !strcmp(event, "tty_acquire") ||
-	    !strcmp(event, "tty_release") || !strcmp(event, "foreground") ||
-	    !strcmp(event, "lost"))
-		return true;
-	if (strcmp(event, "signal"))
-		return false;
-	scope = r->sig.first.scope;
-	return scope == PGT_SCOPE_GROUP || scope == PGT_SCOPE_SESSION || scope == PGT_SCOPE_ALL;
+/* "HH:MM:SS " of a boot-time stamp, in local time or UTC as the text output. */
+static void pane_time(struct sbuf *sb, const struct tui *t, __u64 boot_ns)
+{
+	struct fmt_ctx fc = { .boot_to_real_ns = t->cfg.boot_to_real_ns };
+	struct tm tm;
+	time_t secs;
+	long nsec;
+
+	fmt__split_time(&fc, boot_ns, &secs, &nsec);
+	if (t->cfg.utc ? !gmtime_r(&secs, &tm) : !localtime_r(&secs, &tm))
+		memset(&tm, 0, sizeof(tm));
+	sbuf__printf(sb, "%02d:%02d:%02d ", tm.tm_hour, tm.tm_min, tm.tm_sec);
 }
 
-/* The other session a pane line names: an escape's from, a tty change's. */
-static __u32 record_sid(const struct record *r)
+/* "PID COMM" of a process, its name made safe for the screen. */
+static void pane_proc(struct sbuf *sb, const struct pgt_proc *p)
 {
-	if (r->kind == RECORD_ESCAPE)
-		return r->esc.from.sid;
-	if (r->kind != RECORD_EVENT)
-		return 0;
-	if (r->ev.hdr->type == PGT_TTY)
-		return r->ev.tty->sid;
-	if (r->ev.hdr->type == PGT_FOREGROUND)
-		return r->ev.fg->sid;
-	return 0;
+	sbuf__printf(sb, "%u ", p->pid);
+	sbuf__put_text(sb, p->comm, sizeof(p->comm));
 }
 
-/* The text line's columns are padded for a stream; a pane line has no room for that. */
-static void squeeze(char *s)
+/* A line into the pane, about sessions @sid0 and @sid1 (0: none). */
+static void pane_add(struct tui *t, const struct sbuf *sb, __u32 sid0, __u32 sid1)
 {
-	char *w = s, *start = s;
+	struct pane_line *pl = &t->pane[t->pane_at];
 
-	if (!s)
-		return;
-	for (; *s; s++)
-		if (*s != ' ' || w == start || w[-1] != ' ')
-			*w++ = *s;
-	*w = '\0';
-}
-
-static int tui_send(void *ctx, const struct sink_msg *m)
-{
-	struct tui *t = ctx;
-	const struct record *r = m->rec;
-	const char *event = record__name(r), *text, *sp;
-	const struct pgt_proc *proc = record__proc(r);
-	struct pane_line *pl;
-	size_t len;
-
-	if (r->kind == RECORD_ESCAPE)
-		add_mark(t, &r->esc);
-	if (!pane_worthy(event, r))
-		return 0;
-	sink__line(&t->line, m, text__record, true);
-	text = t->line.buf;
-	len = t->line.len;
-	/* The text line without its date: "07:09:44 escape ...". */
-	sp = memchr(text, ' ', len);
-	pl = &t->pane[t->pane_at];
 	free(pl->text);
-	pl->text = NULL;
-	if (sp && sp - text >= 19 && text[10] == 'T') {
-		if (asprintf(&pl->text, "%.8s%.*s", text + 11, (int)(len - (size_t)(sp - text)),
-			     sp) < 0)
-			pl->text = NULL;
-	} else if (asprintf(&pl->text, "%.*s", (int)len, text) < 0) {
-		pl->text = NULL;
-	}
-	pl->sid[0] = proc ? proc->sid : 0;
-	pl->sid[1] = record_sid(r);
-	squeeze(pl->text);
+	pl->text = sb->buf ? strdup(sb->buf) : NULL;
+	pl->sid[0] = sid0;
+	pl->sid[1] = sid1;
 	t->pane_at = (t->pane_at + 1) % EVENTS_KEPT;
 	if (t->pane_n < EVENTS_KEPT)
 		t->pane_n++;
 	t->pane_new = true;
-	return 0;
 }
 
-const struct sink_ops tui_sink = {
-	.name = "tree view",
-	.send = tui_send,
-};
+void tui__event(struct tui *t, const struct pgt_event *ev)
+{
+	struct sbuf sb = {};
+	char tty[32];
+
+	if (ev->hdr->type == PGT_TTY) {
+		const struct pgt_tty *r = ev->tty;
+
+		pane_time(&sb, t, ev->hdr->ts_ns);
+		if (!decode__tty_name(r->tty, r->tty_nr, tty, sizeof(tty)))
+			snprintf(tty, sizeof(tty), "-");
+		sbuf__printf(&sb, "%s %s by ", tty, r->acquire ? "acquired" : "released");
+		pane_proc(&sb, &r->proc);
+		sbuf__printf(&sb, " (%s)", decode__tty_how_name(r->how));
+		pane_add(t, &sb, r->proc.sid, r->sid);
+	} else if (ev->hdr->type == PGT_FOREGROUND && ev->fg->ret >= 0) {
+		const struct pgt_foreground *f = ev->fg;
+
+		pane_time(&sb, t, ev->hdr->ts_ns);
+		if (!decode__tty_name(f->tty, f->tty_nr, tty, sizeof(tty)))
+			snprintf(tty, sizeof(tty), "-");
+		sbuf__printf(&sb, "%s foreground %u -> %u by ", tty, f->old_pgid, f->new_pgid);
+		pane_proc(&sb, &f->proc);
+		pane_add(t, &sb, f->proc.sid, f->sid);
+	}
+	sbuf__free(&sb);
+}
+
+void tui__signal(struct tui *t, const struct sig_cause *c)
+{
+	const struct pgt_signal *r = &c->first;
+	struct sbuf sb = {};
+	char sig[16];
+
+	/* A signal to one process is not the pane's: those to groups, sessions, all. */
+	if (r->scope != PGT_SCOPE_GROUP && r->scope != PGT_SCOPE_SESSION &&
+	    r->scope != PGT_SCOPE_ALL)
+		return;
+	pane_time(&sb, t, r->hdr.ts_ns);
+	sbuf__printf(&sb, "%s %s -> %s", decode__signame((int)r->sig, sig, sizeof(sig)),
+		     decode__cause_name(r->cause), decode__scope_name(r->scope));
+	if (r->scope != PGT_SCOPE_ALL)
+		sbuf__printf(&sb, " %d", r->target);
+	sbuf__puts(&sb, " by ");
+	pane_proc(&sb, &r->proc);
+	sbuf__printf(&sb, ": %u process%s%s", c->nr, c->nr == 1 ? "" : "es",
+		     c->flags & PGT_SIG_FATAL ? ", fatal" : "");
+	pane_add(t, &sb, r->proc.sid, r->scope == PGT_SCOPE_SESSION ? (__u32)r->target : 0);
+	sbuf__free(&sb);
+}
+
+void tui__escape(struct tui *t, const struct escape *e)
+{
+	struct sbuf sb = {};
+
+	add_mark(t, e);
+	pane_time(&sb, t, e->ts_ns);
+	sbuf__printf(&sb, "escape %s ", escape__kind_name(e->kind));
+	pane_proc(&sb, &e->proc);
+	switch (e->kind) {
+	case ESC_SETSID:
+		sbuf__printf(&sb, ": session %u -> %u", e->from.sid, e->to.sid);
+		break;
+	case ESC_PGRP:
+		sbuf__printf(&sb, ": group %u -> %u", e->from.pgid, e->to.pgid);
+		break;
+	case ESC_REPARENT:
+	case ESC_DAEMONIZE:
+		sbuf__printf(&sb, ": parent %u -> %u", e->from.ppid, e->to.ppid);
+		break;
+	case ESC_CGROUP:
+		sbuf__puts(&sb, ": cgroup ");
+		sbuf__put_text(&sb, e->detail, sizeof(e->detail));
+		break;
+	default:
+		sbuf__printf(&sb, ": from session %u", e->from.sid);
+		break;
+	}
+	pane_add(t, &sb, e->proc.sid, e->from.sid);
+	sbuf__free(&sb);
+}
+
+void tui__lost(struct tui *t, const struct lost_info *li)
+{
+	struct sbuf sb = {};
+
+	pane_time(&sb, t, li->to_ns);
+	sbuf__printf(&sb, "lost %llu events: the tree is read again",
+		     (unsigned long long)li->total);
+	pane_add(t, &sb, 0, 0);
+	sbuf__free(&sb);
+}
 
 /* ---- Folding ---- */
 
