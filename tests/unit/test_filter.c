@@ -29,6 +29,15 @@ static void test_parse_events(void **state)
 	assert_int_equal(filter__parse_events("", &mask, &bad), -1);
 	assert_int_equal(filter__parse_events("exec,", &mask, &bad), -1);
 	assert_int_equal(filter__parse_events("exe", &mask, &bad), -1);
+	/* The names an error lists are every kind, each of which parses. */
+	assert_string_equal(filter__event_names(),
+			    "fork, exec, exit, setsid, setpgid, subreaper, reparent, signal, "
+			    "tty_acquire, tty_release, foreground, cgroup, escape, survivor, "
+			    "correction, lost");
+	assert_int_equal(filter__parse_events("fork,exec,exit,setsid,setpgid,subreaper,reparent,"
+					      "signal,tty_acquire,tty_release,foreground,cgroup,"
+					      "escape,survivor,correction,lost", &mask, &bad), 0);
+	assert_int_equal(__builtin_popcount(mask), 16);
 }
 
 static void test_proc(void **state)

@@ -1,23 +1,15 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <stdio.h>
 #include <string.h>
 #include "filter.h"
+#include "record.h"
 
-/* The kinds of record, as JSON and text name them; a bit each. */
-static const char *const kinds[] = {
-	"fork", "exec", "exit", "setsid", "setpgid", "subreaper", "reparent", "signal",
-	"tty_acquire", "tty_release", "foreground", "cgroup", "escape", "survivor",
-	"correction", "lost",
-};
-#define NKINDS	(sizeof(kinds) / sizeof(kinds[0]))
-
+/* The kinds of record (record.c's table), a bit each: their index. */
 static int kind_bit(const char *name, size_t len)
 {
-	size_t i;
+	unsigned int i;
 
-	for (i = 0; i < NKINDS; i++)
-		if (strlen(kinds[i]) == len && !strncmp(kinds[i], name, len))
-			return (int)i;
-	return -1;
+	return record__kind_by_name(name, len, &i) ? (int)i : -1;
 }
 
 int filter__parse_events(const char *list, __u32 *mask, const char **bad)
@@ -56,8 +48,17 @@ bool filter__needs_signals(const struct filter *f)
 
 const char *filter__event_names(void)
 {
-	return "fork, exec, exit, setsid, setpgid, subreaper, reparent, signal, tty_acquire, "
-	       "tty_release, foreground, cgroup, escape, survivor, correction, lost";
+	static char names[256];
+	const struct record_kind_info *k;
+	size_t at = 0;
+	unsigned int i;
+
+	if (names[0])
+		return names;
+	for (i = 0; (k = record__kind(i)); i++)
+		at += (size_t)snprintf(names + at, sizeof(names) - at, "%s%s", i ? ", " : "",
+				       k->name);
+	return names;
 }
 
 bool filter__on_procs(const struct filter *f)

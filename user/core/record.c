@@ -253,6 +253,44 @@ struct record *record__at(struct sbuf *arena, size_t off)
 	return r;
 }
 
+static const struct record_kind_info kinds[] = {
+	{ "fork", 6, "start" },
+	{ "exec", 6, "start" },
+	{ "exit", 6, "end" },
+	{ "setsid", 6, "change" },
+	{ "setpgid", 6, "change" },
+	{ "subreaper", 6, "change" },
+	{ "reparent", 6, "change" },
+	{ "signal", 6, "info" },
+	{ "tty_acquire", 6, "change" },
+	{ "tty_release", 6, "change" },
+	{ "foreground", 6, "change" },
+	{ "cgroup", 6, "change" },
+	{ "escape", 4, "change" },	/* warning */
+	{ "survivor", 5, "info" },	/* notice */
+	{ "correction", 5, "change" },	/* notice */
+	{ "lost", 3, "info" },		/* err: what was asked for is incomplete */
+};
+
+const struct record_kind_info *record__kind(unsigned int i)
+{
+	return i < sizeof(kinds) / sizeof(kinds[0]) ? &kinds[i] : NULL;
+}
+
+const struct record_kind_info *record__kind_by_name(const char *name, size_t len,
+						    unsigned int *i)
+{
+	unsigned int k;
+
+	for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
+		if (strlen(kinds[k].name) == len && !strncmp(kinds[k].name, name, len)) {
+			if (i)
+				*i = k;
+			return &kinds[k];
+		}
+	return NULL;
+}
+
 const char *record__name(const struct record *r)
 {
 	switch (r->kind) {

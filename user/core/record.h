@@ -120,6 +120,22 @@ struct record *record__at(struct sbuf *arena, size_t off);
 size_t record__held_size(const struct record *r);
 void record__release(struct record *r);
 
+/*
+ * The kinds of record, as the outputs name them ("event"), in one table:
+ * the filter's bit (their index), syslog's severity, ECS's event.type.
+ */
+struct record_kind_info {
+	const char *name;
+	int severity;		/* syslog(3)'s: 3 err, 4 warning, 5 notice, 6 info */
+	const char *ecs_type;	/* ECS event.type: "start", "end", "change", "info" */
+};
+
+/* Kind @i (0, 1, ...), or NULL past the last. */
+const struct record_kind_info *record__kind(unsigned int i);
+/* The kind named @name (@len bytes), or NULL; its index in *@i. */
+const struct record_kind_info *record__kind_by_name(const char *name, size_t len,
+						    unsigned int *i);
+
 /* "fork", "tty_acquire", "signal", "escape", ...: the record's "event". */
 const char *record__name(const struct record *r);
 /* The record's process ("process" in JSON), NULL for none. */

@@ -30,13 +30,9 @@ struct ecs_subject {
 
 static const char *event_type(const char *action)
 {
-	if (!strcmp(action, "fork") || !strcmp(action, "exec"))
-		return "start";
-	if (!strcmp(action, "exit"))
-		return "end";
-	if (!strcmp(action, "signal") || !strcmp(action, "lost") || !strcmp(action, "survivor"))
-		return "info";
-	return "change";
+	const struct record_kind_info *k = record__kind_by_name(action, strlen(action), NULL);
+
+	return k ? k->ecs_type : "change";
 }
 
 static void ecs_event(struct jsonw *w, const char *action, __u64 seq)

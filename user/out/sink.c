@@ -6,15 +6,10 @@
 
 int sink__severity(const char *event)
 {
-	if (!event)
-		return 6;
-	if (!strcmp(event, "lost"))
-		return 3;	/* err: what was asked for is incomplete */
-	if (!strcmp(event, "escape"))
-		return 4;	/* warning */
-	if (!strcmp(event, "correction") || !strcmp(event, "survivor"))
-		return 5;	/* notice */
-	return 6;		/* info */
+	const struct record_kind_info *k = event ? record__kind_by_name(event, strlen(event),
+									  NULL) : NULL;
+
+	return k ? k->severity : 6;
 }
 
 void sink__line(struct sbuf *sb, const struct sink_msg *m, record_fmt fmt, bool text)

@@ -3,6 +3,7 @@
 #include <string.h>
 #include "format.h"
 #include "jsonw.h"
+#include "layout.h"
 #include "tree.h"
 
 struct glyphs {
@@ -13,35 +14,6 @@ static const struct glyphs utf8_glyphs = { "├─ ", "└─ ", "│  ", "   " 
 static const struct glyphs ascii_glyphs = { "|- ", "`- ", "|  ", "   " };
 
 /* A run of processes sharing a key (a group, or a session of groups). */
-struct run {
-	size_t first, count;
-	__u64 key_start;	/* leader's or earliest member's start */
-	__u32 id;
-};
-
-int tree__cmp_proc(const void *a, const void *b)
-{
-	const struct mproc *x = *(const struct mproc *const *)a;
-	const struct mproc *y = *(const struct mproc *const *)b;
-
-	if (x->ctx.sid != y->ctx.sid)
-		return x->ctx.sid < y->ctx.sid ? -1 : 1;
-	if (x->ctx.pgid != y->ctx.pgid)
-		return x->ctx.pgid < y->ctx.pgid ? -1 : 1;
-	if (x->ctx.start_ns != y->ctx.start_ns)
-		return x->ctx.start_ns < y->ctx.start_ns ? -1 : 1;
-	return x->ctx.pid < y->ctx.pid ? -1 : x->ctx.pid > y->ctx.pid;
-}
-
-static int cmp_run(const void *a, const void *b)
-{
-	const struct run *x = a, *y = b;
-
-	if (x->key_start != y->key_start)
-		return x->key_start < y->key_start ? -1 : 1;
-	return x->id < y->id ? -1 : x->id > y->id;
-}
-
 /*
  * Below @root now (by parent links), or born below it (by lineage): a
  * daemon that double-forked away still belongs to the subtree it came from.
@@ -97,7 +69,7 @@ struct ctx {
 	char prefix[512];
 };
 
-static bool in_run(struct mproc **procs, const struct run *r, __u32 pid)
+static bool in_run(struct mproc **procs, const struct layout_run *r, __u32 pid)
 {
 	size_t i;
 
@@ -126,7 +98,7 @@ static void proc_line(struct ctx *c, const struct mproc *p, bool under_parent)
 }
 
 /* The processes of group run @r whose parent is @ppid, nested. */
-static void proc_children(struct ctx *c, const struct run *r, __u32 ppid, bool roots, int depth)
+static void proc_children(struct ctx *c, const struct layout_run *r, __u32 ppid, bool roots, int depth)
 {
 	size_t i, last = (size_t)-1, plen = strlen(c->prefix);
 
@@ -212,7 +184,7 @@ static void json_proc(struct jsonw *w, const struct mproc *p)
 }
 
 /* One session @s and its groups (sorted), as JSON. */
-static void json_session(struct ctx *c, const struct run *s, const struct run *groups)
+static void json_session(struct ctx *c, const struct layout_run *s, const struct layout_run *groups)
 {
 	const struct msession *ms = model__session(c->m, s->id);
 	const struct mproc *leader = model__session_leader(c->m, s->id);
@@ -247,57 +219,21 @@ static void json_session(struct ctx *c, const struct run *s, const struct run *g
 	jsonw_end_object(w);
 }
 
-/*
- * The processes to draw, sorted into c->procs, cut into runs of groups and
- * the runs of groups into sessions; returns how many processes.
- */
-static size_t collect(struct ctx *c, struct run *groups, size_t *ng, struct run *sessions,
-		      size_t *ns)
+static bool want(void *ctx, const struct mproc *p)
 {
-	const struct model *m = c->m;
-	size_t n = 0, i, j;
-	struct mproc *p;
+	const struct ctx *c = ctx;
 
-	model__for_each_proc(m, p)
-		if (tree__wanted(m, c->o->filter, c->o->pid, p))
-			c->procs[n++] = p;
-	qsort(c->procs, n, sizeof(*c->procs), tree__cmp_proc);
-
-	/* Runs of groups; a group's key is its earliest member. */
-	*ng = 0;
-	for (i = 0; i < n; i = j) {
-		for (j = i; j < n && c->procs[j]->ctx.sid == c->procs[i]->ctx.sid &&
-			    c->procs[j]->ctx.pgid == c->procs[i]->ctx.pgid; j++)
-			;
-		groups[(*ng)++] = (struct run){ i, j - i, c->procs[i]->ctx.start_ns,
-						c->procs[i]->ctx.pgid };
-	}
-	/* Runs of sessions over the groups; a session's key is its leader. */
-	*ns = 0;
-	for (i = 0; i < *ng; i = j) {
-		__u32 sid = c->procs[groups[i].first]->ctx.sid;
-		const struct mproc *leader = model__session_leader(m, sid);
-		__u64 key = groups[i].key_start;
-
-		for (j = i; j < *ng && c->procs[groups[j].first]->ctx.sid == sid; j++)
-			if (groups[j].key_start < key)
-				key = groups[j].key_start;
-		if (leader)
-			key = leader->ctx.start_ns;
-		sessions[(*ns)++] = (struct run){ i, j - i, key, sid };
-	}
-	qsort(sessions, *ns, sizeof(*sessions), cmp_run);
-	return n;
+	return tree__wanted(c->m, c->o->filter, c->o->pid, p);
 }
 
-/* One session @s and its groups, sorted. */
-static void draw_session(struct ctx *c, struct run *s, struct run *groups)
+/* One session @s and its groups. */
+static void draw_session(struct ctx *c, const struct layout_run *s,
+			 const struct layout_run *groups)
 {
 	const struct model *m = c->m;
 	struct sbuf *out = c->out;
 	size_t k;
 
-	qsort(groups + s->first, s->count, sizeof(*groups), cmp_run);
 	if (c->o->json) {
 		json_session(c, s, groups);
 		return;
@@ -316,17 +252,14 @@ static void draw_session(struct ctx *c, struct run *s, struct run *groups)
 size_t tree__render(const struct model *m, const struct tree_opts *o, struct sbuf *out)
 {
 	struct ctx c = { .m = m, .o = o, .g = o->ascii ? &ascii_glyphs : &utf8_glyphs, .out = out };
-	struct run *groups, *sessions;
-	size_t n = 0, ng, ns, i;
+	struct layout l;
+	size_t i;
 
-	c.procs = malloc((model__count(m) + 1) * sizeof(*c.procs));
-	groups = malloc((model__count(m) + 1) * sizeof(*groups));
-	sessions = malloc((model__count(m) + 1) * sizeof(*sessions));
-	if (!c.procs || !groups || !sessions) {
+	if (layout__build(&l, m, want, &c, false)) {
 		out->oom = true;
-		goto out;
+		return 0;
 	}
-	n = collect(&c, groups, &ng, sessions, &ns);
+	c.procs = l.procs;
 	if (o->json) {
 		jsonw_init(&c.w, out);
 		jsonw_start_object(&c.w);
@@ -334,18 +267,16 @@ size_t tree__render(const struct model *m, const struct tree_opts *o, struct sbu
 		jsonw_name(&c.w, "sessions");
 		jsonw_start_array(&c.w);
 	}
-	for (i = 0; i < ns; i++)
-		draw_session(&c, &sessions[i], groups);
+	for (i = 0; i < l.ns; i++)
+		draw_session(&c, &l.sessions[i], l.groups);
 	if (o->json) {
 		jsonw_end_array(&c.w);
 		jsonw_end_object(&c.w);
 		sbuf__putc(out, '\n');
 	}
-out:
-	free(c.procs);
-	free(groups);
-	free(sessions);
-	return n;
+	i = l.n;
+	layout__free(&l);
+	return i;
 }
 
 size_t tree__redraw(const struct model *m, const struct tree_opts *o, struct sbuf *last,

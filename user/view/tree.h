@@ -26,8 +26,7 @@ struct tree_opts {
 bool tree__wanted(const struct model *m, const struct filter *filter, __u32 pid,
 		  const struct mproc *p);
 
-/* Processes by session, group, start time and pid (qsort() of struct mproc pointers). */
-int tree__cmp_proc(const void *a, const void *b);
+
 /* Whether @pgid is the foreground group of @sid's tty. */
 bool tree__is_foreground(const struct model *m, __u32 sid, __u32 pgid);
 

@@ -6,6 +6,7 @@
 #include "decode.h"
 #include "format.h"
 #include "tree.h"
+#include "layout.h"
 #include "view.h"
 
 bool view__is_kthread(const struct mproc *p)
@@ -44,38 +45,6 @@ static bool wanted(const struct model *m, const struct view_opts *o, const struc
 	if (o->escapes_only && !(o->mark && o->mark(o->mark_ctx, p)))
 		return false;
 	return true;
-}
-
-/* A session with a tty, or led by a login's entry leader: what a person looks for first. */
-static bool is_login(const struct model *m, __u32 sid)
-{
-	const struct msession *s = model__session(m, sid);
-	const struct mproc *leader = model__session_leader(m, sid);
-
-	if (!sid)
-		return false;
-	if (s && s->tty_nr)
-		return true;
-	return leader && model__is_entry_leader(leader);
-}
-
-/* A run of processes sharing a group, or of groups sharing a session. */
-struct run {
-	size_t first, count;
-	__u64 key;
-	__u32 id;
-	bool login;
-};
-
-static int cmp_run(const void *a, const void *b)
-{
-	const struct run *x = a, *y = b;
-
-	if (x->login != y->login)
-		return x->login ? -1 : 1;
-	if (x->key != y->key)
-		return x->key < y->key ? -1 : 1;
-	return x->id < y->id ? -1 : x->id > y->id;
 }
 
 static struct view_row *add_row(struct view *v, enum view_kind kind)
@@ -155,7 +124,7 @@ static int add_kids(struct view *v, struct mproc **procs, const struct kid *kids
  * the group too: sorted by parent once, so that a group of thousands costs
  * n log n, not n squared. @kids and @pids have room for the group.
  */
-static int add_procs(struct view *v, struct mproc **procs, const struct run *g,
+static int add_procs(struct view *v, struct mproc **procs, const struct layout_run *g,
 		     struct kid *kids, __u32 *pids)
 {
 	size_t i, n = g->count;
@@ -179,93 +148,84 @@ static bool folded(const struct view_opts *o, enum view_kind kind, __u32 id)
 	return o->folded && o->folded(o->folded_ctx, kind, id);
 }
 
+struct want_ctx {
+	const struct model *m;
+	const struct view_opts *o;
+	struct view *v;
+};
+
+static bool want(void *ctx, const struct mproc *p)
+{
+	struct want_ctx *w = ctx;
+
+	if (wanted(w->m, w->o, p))
+		return true;
+	if (!w->o->kthreads && view__is_kthread(p))
+		w->v->hidden_kthreads++;
+	return false;
+}
+
+/* The rows of session @s: its own, then its groups' and their processes'. */
+static int add_session(struct view *v, const struct model *m, const struct view_opts *o,
+		       const struct layout *l, const struct layout_run *s, struct kid *kids,
+		       __u32 *pids)
+{
+	struct view_row *r = add_row(v, VIEW_SESSION);
+	size_t members = 0, k;
+
+	if (!r)
+		return -ENOMEM;
+	for (k = s->first; k < s->first + s->count; k++)
+		members += l->groups[k].count;
+	r->sid = s->id;
+	r->members = (unsigned int)members;
+	r->login = s->login;
+	r->folded = folded(o, VIEW_SESSION, s->id);
+	v->procs += members;
+	if (r->folded)
+		return 0;
+	for (k = s->first; k < s->first + s->count; k++) {
+		const struct layout_run *g = &l->groups[k];
+
+		r = add_row(v, VIEW_GROUP);
+		if (!r)
+			return -ENOMEM;
+		r->sid = s->id;
+		r->pgid = g->id;
+		r->members = (unsigned int)g->count;
+		r->fg = tree__is_foreground(m, s->id, g->id);
+		r->folded = g->count > 1 && folded(o, VIEW_GROUP, g->id);
+		if (g->count == 1) {
+			/* A job of one process: one line. */
+			r->p = l->procs[g->first];
+			r->pid = r->p->ctx.pid;
+			r->start_ns = r->p->ctx.start_ns;
+			continue;
+		}
+		if (!r->folded && add_procs(v, l->procs, g, kids, pids))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 int view__build(struct view *v, const struct model *m, const struct view_opts *o)
 {
-	size_t total = model__count(m) + 1, n = 0, ng = 0, ns = 0, i, j, k;
-	struct mproc **procs = malloc(total * sizeof(*procs)), *p;
-	struct run *groups = malloc(total * sizeof(*groups));
-	struct run *sessions = malloc(total * sizeof(*sessions));
+	size_t total = model__count(m) + 1, i;
 	struct kid *kids = malloc(total * sizeof(*kids));
 	__u32 *pids = malloc(total * sizeof(*pids));
-	struct view_row *r;
+	struct want_ctx w = { m, o, v };
+	struct layout l = {};
 	int err = -ENOMEM;
 
 	v->n = v->procs = v->hidden_kthreads = 0;
-	if (!procs || !groups || !sessions || !kids || !pids)
+	if (!kids || !pids || layout__build(&l, m, want, &w, true))
 		goto out;
-	model__for_each_proc(m, p) {
-		if (wanted(m, o, p))
-			procs[n++] = p;
-		else if (!o->kthreads && view__is_kthread(p))
-			v->hidden_kthreads++;
-	}
-	qsort(procs, n, sizeof(*procs), tree__cmp_proc);
-	for (i = 0; i < n; i = j) {
-		for (j = i; j < n && procs[j]->ctx.sid == procs[i]->ctx.sid &&
-			    procs[j]->ctx.pgid == procs[i]->ctx.pgid; j++)
-			;
-		groups[ng++] = (struct run){ i, j - i, procs[i]->ctx.start_ns, procs[i]->ctx.pgid,
-					     false };
-	}
-	for (i = 0; i < ng; i = j) {
-		__u32 sid = procs[groups[i].first]->ctx.sid;
-		const struct mproc *leader = model__session_leader(m, sid);
-		__u64 key = groups[i].key;
-
-		for (j = i; j < ng && procs[groups[j].first]->ctx.sid == sid; j++)
-			if (groups[j].key < key)
-				key = groups[j].key;
-		if (leader)
-			key = leader->ctx.start_ns;
-		sessions[ns++] = (struct run){ i, j - i, key, sid, is_login(m, sid) };
-	}
-	qsort(sessions, ns, sizeof(*sessions), cmp_run);
-	for (i = 0; i < ns; i++) {
-		struct run *s = &sessions[i];
-		size_t members = 0;
-
-		for (k = s->first; k < s->first + s->count; k++) {
-			groups[k].login = false;
-			members += groups[k].count;
-		}
-		qsort(groups + s->first, s->count, sizeof(*groups), cmp_run);
-		r = add_row(v, VIEW_SESSION);
-		if (!r)
+	for (i = 0; i < l.ns; i++)
+		if (add_session(v, m, o, &l, &l.sessions[i], kids, pids))
 			goto out;
-		r->sid = s->id;
-		r->members = (unsigned int)members;
-		r->login = s->login;
-		r->folded = folded(o, VIEW_SESSION, s->id);
-		v->procs += members;
-		if (r->folded)
-			continue;
-		for (k = s->first; k < s->first + s->count; k++) {
-			const struct run *g = &groups[k];
-
-			r = add_row(v, VIEW_GROUP);
-			if (!r)
-				goto out;
-			r->sid = s->id;
-			r->pgid = g->id;
-			r->members = (unsigned int)g->count;
-			r->fg = tree__is_foreground(m, s->id, g->id);
-			r->folded = g->count > 1 && folded(o, VIEW_GROUP, g->id);
-			if (g->count == 1) {
-				/* A job of one process: one line. */
-				r->p = procs[g->first];
-				r->pid = r->p->ctx.pid;
-				r->start_ns = r->p->ctx.start_ns;
-				continue;
-			}
-			if (!r->folded && add_procs(v, procs, g, kids, pids))
-				goto out;
-		}
-	}
 	err = 0;
 out:
-	free(procs);
-	free(groups);
-	free(sessions);
+	layout__free(&l);
 	free(kids);
 	free(pids);
 	return err;
