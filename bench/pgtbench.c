@@ -71,7 +71,7 @@ static void one_child(char what)
 	reap(pid);
 }
 
-static int handled_fd = -1;	/* pty mode: each handled signal writes a byte */
+static int handled_fd = -1; /* pty mode: each handled signal writes a byte */
 
 static void on_signal(int sig)
 {
@@ -112,7 +112,7 @@ static pid_t make_group(int sig, bool ignore, const char *tty)
 			int fd;
 
 			setsid();
-			fd = open(tty, O_RDWR);		/* acquires it */
+			fd = open(tty, O_RDWR); /* acquires it */
 			if (fd < 0 || tcsetpgrp(fd, getpid()))
 				_exit(1);
 		} else {
@@ -129,8 +129,8 @@ static pid_t make_group(int sig, bool ignore, const char *tty)
 		member(sig, ignore, ready[1]);
 	}
 	if (!tty)
-		setpgid(pgid, pgid);	/* both sides, as a shell does */
-	close(ready[1]);		/* a member's failure ends the read */
+		setpgid(pgid, pgid); /* both sides, as a shell does */
+	close(ready[1]);	     /* a member's failure ends the read */
 	for (i = 0; i < GROUP_SIZE; i++)
 		if (read(ready[0], &(char){ 0 }, 1) != 1)
 			die("group member");
@@ -154,8 +154,7 @@ static int open_pty(char *name, size_t len)
 	int master, slave;
 
 	master = posix_openpt(O_RDWR | O_NOCTTY);
-	if (master < 0 || grantpt(master) || unlockpt(master) ||
-	    ptsname_r(master, name, len))
+	if (master < 0 || grantpt(master) || unlockpt(master) || ptsname_r(master, name, len))
 		die("pty");
 	slave = open(name, O_RDWR | O_NOCTTY);
 	if (slave < 0 || tcgetattr(slave, &t))
@@ -184,11 +183,14 @@ int main(int argc, char **argv)
 	mode = argv[1];
 	signal(SIGPIPE, SIG_IGN);
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
-	alarm((unsigned int)secs + 30);		/* bounded, whatever blocks */
+	alarm((unsigned int)secs + 30); /* bounded, whatever blocks */
 
 	if (!strcmp(mode, "fork") || !strcmp(mode, "spawn") || !strcmp(mode, "setsid") ||
 	    !strcmp(mode, "setpgid")) {
-		char what = mode[1] == 'o' ? 'f' : mode[1] == 'p' ? 'e' : mode[4] == 'i' ? 's' : 'p';
+		char what = mode[1] == 'o' ? 'f' :
+			    mode[1] == 'p' ? 'e' :
+			    mode[4] == 'i' ? 's' :
+					     'p';
 
 		start = now();
 		end = start + secs;
@@ -285,7 +287,7 @@ int main(int argc, char **argv)
 		start = now();
 		end = start + secs;
 		do {
-			syscall(SYS_getppid);	/* glibc does not cache it, but be sure */
+			syscall(SYS_getppid); /* glibc does not cache it, but be sure */
 			ops++;
 		} while (ops < max_ops && (ops & 1023 || now() < end));
 		end = now();
@@ -311,7 +313,7 @@ int main(int argc, char **argv)
 		printf("{\"mode\":\"hold\",\"pid\":%d,\"held\":%ld}\n", getpid(), ops);
 		fflush(stdout);
 		sleep((unsigned int)secs);
-		return 0;		/* PR_SET_PDEATHSIG ends the children */
+		return 0; /* PR_SET_PDEATHSIG ends the children */
 	} else {
 		fprintf(stderr, "pgtbench: unknown mode '%s'\n", mode);
 		return 2;

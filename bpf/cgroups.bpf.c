@@ -6,7 +6,6 @@
  */
 #include "common.bpf.h"
 
-
 static __always_inline int handle_attach(__u64 cgroup_id, __u32 hierarchy_id, const char *path,
 					 struct task_struct *task)
 {
@@ -31,16 +30,16 @@ SEC("tp_btf/cgroup_attach_task")
 int BPF_PROG(cgroup_attach_task, struct cgroup *dst, const char *path, struct task_struct *task,
 	     bool threadgroup)
 {
-	return handle_attach(BPF_CORE_READ(dst, kn, id), BPF_CORE_READ(dst, root, hierarchy_id), path,
-			     task);
+	return handle_attach(BPF_CORE_READ(dst, kn, id), BPF_CORE_READ(dst, root, hierarchy_id),
+			     path, task);
 }
 
 SEC("raw_tp/cgroup_attach_task")
-int BPF_PROG(cgroup_attach_task_raw, struct cgroup *dst, const char *path,
-	     struct task_struct *task, bool threadgroup)
+int BPF_PROG(cgroup_attach_task_raw, struct cgroup *dst, const char *path, struct task_struct *task,
+	     bool threadgroup)
 {
-	return handle_attach(BPF_CORE_READ(dst, kn, id), BPF_CORE_READ(dst, root, hierarchy_id), path,
-			     task);
+	return handle_attach(BPF_CORE_READ(dst, kn, id), BPF_CORE_READ(dst, root, hierarchy_id),
+			     path, task);
 }
 
 /* Classic tracepoint: ids and path from the record, the task by its pid. */

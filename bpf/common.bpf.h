@@ -30,11 +30,11 @@ extern struct task_struct *bpf_task_from_pid(s32 pid) __ksym __weak;
 extern void bpf_task_release(struct task_struct *p) __ksym __weak;
 
 /* Load-time settings, written by user space before load. */
-const volatile __u32 self_tgid = 0;			/* the tracer: never reported */
-const volatile bool filter_enabled = false;		/* report only "traced" tgids */
-const volatile __u64 wakeup_bytes = 0;			/* wake user space past this; 0: always */
-const volatile __u64 wakeup_idle_ns = 0;			/* ... or when last woken this long ago */
-const volatile bool leader_tty_at_fentry = false;	/* fentry level: see fentry.bpf.c */
+const volatile __u32 self_tgid = 0;		  /* the tracer: never reported */
+const volatile bool filter_enabled = false;	  /* report only "traced" tgids */
+const volatile __u64 wakeup_bytes = 0;		  /* wake user space past this; 0: always */
+const volatile __u64 wakeup_idle_ns = 0;	  /* ... or when last woken this long ago */
+const volatile bool leader_tty_at_fentry = false; /* fentry level: see fentry.bpf.c */
 
 /* The one channel to user space. Sized by user space before load. */
 struct {
@@ -72,15 +72,15 @@ struct {
 
 /* State saved at syscall entry, read back at exit. */
 struct inflight {
-	struct pgt_grp old;	/* target's pgid/sid/tty before the call */
-	__s32 arg_pid;		/* setpgid pid, or prctl arg2 */
-	__s32 arg_pgid;		/* setpgid pgid */
-	__u32 found;		/* target resolved at entry */
-	__u32 kind;		/* enum pgt_type of the syscall in flight */
-	__u64 tty_ptr;		/* open/ioctl: the caller's ctty before */
-	__u32 cmd;		/* ioctl command */
-	__u32 fg_pgid;		/* ioctl: the tty's foreground group before */
-	__u32 tty_sid;		/* ioctl: the session that owned the tty before */
+	struct pgt_grp old; /* target's pgid/sid/tty before the call */
+	__s32 arg_pid;	    /* setpgid pid, or prctl arg2 */
+	__s32 arg_pgid;	    /* setpgid pgid */
+	__u32 found;	    /* target resolved at entry */
+	__u32 kind;	    /* enum pgt_type of the syscall in flight */
+	__u64 tty_ptr;	    /* open/ioctl: the caller's ctty before */
+	__u32 cmd;	    /* ioctl command */
+	__u32 fg_pgid;	    /* ioctl: the tty's foreground group before */
+	__u32 tty_sid;	    /* ioctl: the session that owned the tty before */
 	__u32 __pad2;
 };
 
@@ -110,8 +110,8 @@ static __always_inline __u32 cur_tgid(void)
 }
 
 /* inflight.kind values besides enum pgt_type */
-#define INFLIGHT_OPEN		100
-#define INFLIGHT_IOCTL		101
+#define INFLIGHT_OPEN  100
+#define INFLIGHT_IOCTL 101
 
 /* The next sequence number; taken before the reserve so a drop leaves a gap. */
 __u64 seq_next = 0;
@@ -133,7 +133,7 @@ static __always_inline void inflight_put(const struct inflight *st)
 	__u32 tid = cur_tid();
 
 	if (bpf_map_update_elem(&inflight, &tid, st, BPF_ANY))
-		stat_inc(PGT_STAT_NO_STATE);	/* full: user space re-reads the machine */
+		stat_inc(PGT_STAT_NO_STATE); /* full: user space re-reads the machine */
 }
 
 /* At its exit: the calling thread's state, NULL if none is in flight. */
@@ -199,9 +199,9 @@ static __always_inline __u64 wakeup_flags(__u64 now)
  * boot clock instead: increasing, unique in practice, with gaps.
  */
 #ifdef PGT_NO_ATOMIC_FETCH
-#define pgt_next(counter)	bpf_ktime_get_boot_ns()
+#define pgt_next(counter) bpf_ktime_get_boot_ns()
 #else
-#define pgt_next(counter)	__sync_fetch_and_add(counter, 1)
+#define pgt_next(counter) __sync_fetch_and_add(counter, 1)
 #endif
 
 static __always_inline void *pgt_reserve(__u16 type, __u32 size)

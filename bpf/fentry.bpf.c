@@ -34,9 +34,9 @@
 #include "sigacc.bpf.h"
 
 #if defined(__TARGET_ARCH_x86)
-#define SYSCALL(name)	"__x64_sys_" #name
+#define SYSCALL(name) "__x64_sys_" #name
 #elif defined(__TARGET_ARCH_arm64)
-#define SYSCALL(name)	"__arm64_sys_" #name
+#define SYSCALL(name) "__arm64_sys_" #name
 #else
 #error "the syscall functions' names are not known for this architecture"
 #endif
@@ -86,8 +86,7 @@ int BPF_PROG(fexit_setpgid, struct pt_regs *regs, long ret)
 SEC("fexit/" SYSCALL(prctl))
 int BPF_PROG(fexit_prctl, struct pt_regs *regs, long ret)
 {
-	if (PT_REGS_PARM1_CORE_SYSCALL(regs) != PR_SET_CHILD_SUBREAPER ||
-	    !tgid_wanted(cur_tgid()))
+	if (PT_REGS_PARM1_CORE_SYSCALL(regs) != PR_SET_CHILD_SUBREAPER || !tgid_wanted(cur_tgid()))
 		return 0;
 	report_subreaper(PT_REGS_PARM2_CORE_SYSCALL(regs) != 0, ret);
 	return 0;

@@ -12,44 +12,44 @@
 #define __KERNEL_DEFS_H
 
 /* include/linux/sched.h: task_struct->flags, /proc/PID/stat field 9 */
-#define PF_EXITING		0x00000004
-#define PF_WQ_WORKER		0x00000020
-#define PF_KTHREAD		0x00200000
+#define PF_EXITING   0x00000004
+#define PF_WQ_WORKER 0x00000020
+#define PF_KTHREAD   0x00200000
 
 /* include/linux/sched/signal.h: signal_struct->flags */
-#define SIGNAL_GROUP_EXIT	0x00000004
+#define SIGNAL_GROUP_EXIT 0x00000004
 
-#define PGT_MAX_PIDNS_LEVEL	32	/* MAX_PID_NS_LEVEL */
+#define PGT_MAX_PIDNS_LEVEL 32 /* MAX_PID_NS_LEVEL */
 
 #ifdef __bpf__
 /* asm-generic/signal.h (x86 and arm64 alike) */
-#define SIGHUP			1
-#define SIGINT			2
-#define SIGQUIT			3
-#define SIGKILL			9
-#define SIGCHLD			17
-#define SIGCONT			18
-#define SIGSTOP			19
-#define SIGTSTP			20
-#define SIGTTIN			21
-#define SIGTTOU			22
-#define SIGURG			23
-#define SIGWINCH		28
+#define SIGHUP	 1
+#define SIGINT	 2
+#define SIGQUIT	 3
+#define SIGKILL	 9
+#define SIGCHLD	 17
+#define SIGCONT	 18
+#define SIGSTOP	 19
+#define SIGTSTP	 20
+#define SIGTTIN	 21
+#define SIGTTOU	 22
+#define SIGURG	 23
+#define SIGWINCH 28
 
 /* asm-generic/siginfo.h */
-#define SI_KERNEL		0x80
-#define CLD_EXITED		1	/* the first SIGCHLD si_code ... */
-#define CLD_CONTINUED		6	/* ... and the last */
+#define SI_KERNEL     0x80
+#define CLD_EXITED    1 /* the first SIGCHLD si_code ... */
+#define CLD_CONTINUED 6 /* ... and the last */
 
 /* asm-generic/ioctls.h */
-#define TIOCSCTTY		0x540E
-#define TIOCSPGRP		0x5410
-#define TIOCSWINSZ		0x5414
-#define TIOCNOTTY		0x5422
-#define TIOCSIG			0x40045436	/* _IOW('T', 0x36, int) */
+#define TIOCSCTTY  0x540E
+#define TIOCSPGRP  0x5410
+#define TIOCSWINSZ 0x5414
+#define TIOCNOTTY  0x5422
+#define TIOCSIG	   0x40045436 /* _IOW('T', 0x36, int) */
 
 /* linux/prctl.h */
-#define PR_SET_CHILD_SUBREAPER	36
+#define PR_SET_CHILD_SUBREAPER 36
 #endif /* __bpf__ */
 
 #endif /* __KERNEL_DEFS_H */

@@ -58,8 +58,8 @@ static __always_inline int handle_fork(struct task_struct *parent, struct task_s
  * of 5.10 can check. Exec runs in process context only: nothing else on the
  * CPU uses this value while it is filled.
  */
-#define NAME_READ	256	/* NAME_MAX + 1: one dentry name */
-#define PATH_DEPTH	40	/* dentry and mount steps of one path walk */
+#define NAME_READ  256 /* NAME_MAX + 1: one dentry name */
+#define PATH_DEPTH 40  /* dentry and mount steps of one path walk */
 
 struct exec_scratch {
 	struct pgt_exec e;
@@ -116,14 +116,13 @@ static __always_inline bool at_top(struct dentry *dentry, struct vfsmount *vfsmn
 	if (dentry == BPF_CORE_READ(root, dentry) && vfsmnt == BPF_CORE_READ(root, mnt))
 		return true;
 	if (dentry == BPF_CORE_READ(vfsmnt, mnt_root))
-		return BPF_CORE_READ(mnt, mnt_parent) == mnt;	/* the namespace's root */
-	return BPF_CORE_READ(dentry, d_parent) == dentry;	/* a root outside any mount */
+		return BPF_CORE_READ(mnt, mnt_parent) == mnt; /* the namespace's root */
+	return BPF_CORE_READ(dentry, d_parent) == dentry;     /* a root outside any mount */
 }
 
 static __always_inline bool walk_path(struct pgt_exec *e, struct dentry *dentry,
-				      struct vfsmount *vfsmnt, const struct path *root,
-				      __u32 *pos, __u32 end, __u32 *marks, __u32 deleted,
-				      __u32 anon)
+				      struct vfsmount *vfsmnt, const struct path *root, __u32 *pos,
+				      __u32 end, __u32 *marks, __u32 deleted, __u32 anon)
 {
 	size_t off = bpf_core_field_offset(struct mount, mnt);
 	struct mount *mnt = (void *)vfsmnt - off;
@@ -161,7 +160,7 @@ static __always_inline bool walk_path(struct pgt_exec *e, struct dentry *dentry,
 		mnt_root = BPF_CORE_READ(vfsmnt, mnt_root);
 		if (dentry == mnt_root) {
 			mnt_parent = BPF_CORE_READ(mnt, mnt_parent);
-			if (mnt_parent == mnt)		/* the namespace's root */
+			if (mnt_parent == mnt) /* the namespace's root */
 				goto done;
 			dentry = BPF_CORE_READ(mnt, mnt_mountpoint);
 			mnt = mnt_parent;
@@ -169,7 +168,7 @@ static __always_inline bool walk_path(struct pgt_exec *e, struct dentry *dentry,
 			continue;
 		}
 		parent = BPF_CORE_READ(dentry, d_parent);
-		if (parent == dentry)			/* a root outside any mount */
+		if (parent == dentry) /* a root outside any mount */
 			goto done;
 		if (p >= end || end - p < 2)
 			break;
@@ -194,8 +193,7 @@ done:
 	return true;
 }
 
-static __always_inline int handle_exec(struct task_struct *p, pid_t old_pid,
-				       const char *filename)
+static __always_inline int handle_exec(struct task_struct *p, pid_t old_pid, const char *filename)
 {
 	struct mm_struct *mm = BPF_CORE_READ(p, mm);
 	struct fs_struct *fs = BPF_CORE_READ(p, fs);
@@ -207,14 +205,14 @@ static __always_inline int handle_exec(struct task_struct *p, pid_t old_pid,
 	char next = 0;
 
 	if (test_fault_exec)
-		return *(volatile int *)(long)old_pid;	/* rejected: scalar as pointer */
+		return *(volatile int *)(long)old_pid; /* rejected: scalar as pointer */
 	if (!tgid_wanted(BPF_CORE_READ(p, tgid)))
 		return 0;
 	s = bpf_map_lookup_elem(&exec_scratch, &zero);
 	if (!s)
 		return 0;
 	e = &s->e;
-	__builtin_memset(e, 0, PGT_EXEC_SIZE(0));	/* no stale bytes from the last exec */
+	__builtin_memset(e, 0, PGT_EXEC_SIZE(0)); /* no stale bytes from the last exec */
 	fill_proc(&e->proc, p);
 	e->old_tid = old_pid;
 	/* The buffer filled: a byte after it means the name was cut. */
@@ -231,18 +229,18 @@ static __always_inline int handle_exec(struct task_struct *p, pid_t old_pid,
 	end = pos + PGT_EXEC_PATH_MAX;
 	if (fs) {
 		e->flags |= walk_path(e, BPF_CORE_READ(fs, pwd.dentry), BPF_CORE_READ(fs, pwd.mnt),
-				      &root, &pos, end, &marks, PGT_EXEC_CWD_DELETED, 0)
-				    ? PGT_EXEC_HAS_CWD
-							: PGT_EXEC_HAS_CWD | PGT_EXEC_CWD_CUT;
+				      &root, &pos, end, &marks, PGT_EXEC_CWD_DELETED, 0) ?
+				    PGT_EXEC_HAS_CWD :
+				    PGT_EXEC_HAS_CWD | PGT_EXEC_CWD_CUT;
 		e->cwd_len = pos - e->args_len;
 	}
 	end = pos + PGT_EXEC_PATH_MAX;
 	if (exe) {
 		e->flags |= walk_path(e, BPF_CORE_READ(exe, f_path.dentry),
 				      BPF_CORE_READ(exe, f_path.mnt), &root, &pos, end, &marks,
-				      PGT_EXEC_EXE_DELETED, PGT_EXEC_EXE_ANON)
-				    ? PGT_EXEC_HAS_EXE
-				    : PGT_EXEC_HAS_EXE | PGT_EXEC_EXE_CUT;
+				      PGT_EXEC_EXE_DELETED, PGT_EXEC_EXE_ANON) ?
+				    PGT_EXEC_HAS_EXE :
+				    PGT_EXEC_HAS_EXE | PGT_EXEC_EXE_CUT;
 		e->exe_len = pos - e->args_len - e->cwd_len;
 	}
 out:
@@ -291,10 +289,10 @@ out:
 	return 0;
 }
 
-#define MAX_THREAD_SCAN	8	/* threads looked at for a live one */
-#define MAX_ANCESTORS	24	/* real_parent steps to a subreaper */
-#define MAX_ORPHANS	64	/* children reported per exiting thread, without bpf_loop() */
-#define MAX_ORPHANS_LOOP 8192	/* the same with it */
+#define MAX_THREAD_SCAN	 8    /* threads looked at for a live one */
+#define MAX_ANCESTORS	 24   /* real_parent steps to a subreaper */
+#define MAX_ORPHANS	 64   /* children reported per exiting thread, without bpf_loop() */
+#define MAX_ORPHANS_LOOP 8192 /* the same with it */
 
 static __always_inline struct task_struct *task_of_node(struct list_head *pos, size_t off)
 {
@@ -339,7 +337,7 @@ struct ancestor_walk {
 static long subreaper_step(__u64 i, void *data)
 {
 	struct ancestor_walk *w = data;
-	struct task_struct *r = w->r, *t;	/* locals: CO-RE reads of kernel types only */
+	struct task_struct *r = w->r, *t; /* locals: CO-RE reads of kernel types only */
 	struct signal_struct *sig;
 
 	if (!r || BPF_CORE_READ(r, thread_pid, level) != w->level || BPF_CORE_READ(r, pid) == 0)
@@ -386,7 +384,8 @@ static __always_inline int find_reaper(struct task_struct *father, struct task_s
 		return 0;
 	sig = BPF_CORE_READ(father, signal);
 	if (BPF_CORE_READ_BITFIELD_PROBED(sig, has_child_subreaper)) {
-		struct ancestor_walk w = { .r = BPF_CORE_READ(father, real_parent), .level = level };
+		struct ancestor_walk w = { .r = BPF_CORE_READ(father, real_parent),
+					   .level = level };
 
 		if (loop) {
 			bpf_loop(MAX_ANCESTORS, subreaper_step, &w, 0);

@@ -10,7 +10,7 @@
 #include "common.bpf.h"
 
 /* Bit N-1 of a mask stands for signal N (1..64); 0 for anything else. */
-#define SIGBIT(n)	((n) >= 1 && (n) <= 64 ? 1ULL << ((n) - 1) : 0)
+#define SIGBIT(n) ((n) >= 1 && (n) <= 64 ? 1ULL << ((n)-1) : 0)
 
 /* A SIGCHLD from a child's exit, stop or continue (not from kill()). */
 #define SIGCHLD_FROM_CHILD(sig, code) \
@@ -31,11 +31,11 @@ __u64 sig_group_next = 1;
  * once by a new child, use the hash (inflight) instead.
  */
 struct sigacc {
-	struct pgt_signal rec;	/* the record being gathered */
-	__u64 sigs;		/* the signals this syscall sends (SIGBIT) */
-	bool open;		/* between the syscall's entry and exit */
-	bool wanted;		/* someone involved is traced */
-	bool sender;		/* rec.proc is filled */
+	struct pgt_signal rec; /* the record being gathered */
+	__u64 sigs;	       /* the signals this syscall sends (SIGBIT) */
+	bool open;	       /* between the syscall's entry and exit */
+	bool wanted;	       /* someone involved is traced */
+	bool sender;	       /* rec.proc is filled */
 };
 
 /*
@@ -105,7 +105,7 @@ static __always_inline bool is_fatal(struct task_struct *t, int sig, int result)
 	sh = BPF_CORE_READ(t, sighand);
 	idx = (unsigned int)(sig - 1) & 63;
 	bpf_core_read(&handler, sizeof(handler), &sh->action[idx].sa.sa_handler);
-	return handler == NULL;	/* SIG_DFL */
+	return handler == NULL; /* SIG_DFL */
 }
 
 static __always_inline bool wanted_by_mode(__u32 scope, __u32 flags)
@@ -114,8 +114,7 @@ static __always_inline bool wanted_by_mode(__u32 scope, __u32 flags)
 		return false;
 	if (signal_mode == 2)
 		return true;
-	return (scope != PGT_SCOPE_PROCESS && scope != PGT_SCOPE_THREAD) ||
-	       (flags & PGT_SIG_FATAL);
+	return (scope != PGT_SCOPE_PROCESS && scope != PGT_SCOPE_THREAD) || (flags & PGT_SIG_FATAL);
 }
 
 static __always_inline void add_rcpt(struct pgt_signal *e, __u32 i, struct task_struct *task,
@@ -188,7 +187,7 @@ static __always_inline void acc_flush(struct sigacc *a, bool final, long ret)
 		e->ret = ret;
 	}
 	if (e->sig && a->wanted && wanted_by_mode(e->scope, e->flags)) {
-		acc_sender(a);	/* a failed call: nothing was generated */
+		acc_sender(a); /* a failed call: nothing was generated */
 		if (n > PGT_SIG_RCPTS)
 			n = PGT_SIG_RCPTS;
 		pgt_output(&e->hdr, PGT_SIGNAL, PGT_SIGNAL_SIZE(n));
@@ -196,8 +195,8 @@ static __always_inline void acc_flush(struct sigacc *a, bool final, long ret)
 	e->nr = 0;
 }
 
-static __always_inline void acc_add(struct sigacc *a, struct task_struct *t, int sig,
-				    int result, int code)
+static __always_inline void acc_add(struct sigacc *a, struct task_struct *t, int sig, int result,
+				    int code)
 {
 	struct pgt_signal *e = &a->rec;
 	__u32 i = e->nr;
@@ -263,7 +262,7 @@ static __always_inline bool ioctl_cause(__u32 cmd, __u32 *cause)
 		*cause = PGT_CAUSE_TTY;
 		return true;
 	case TIOCSPGRP:
-		*cause = PGT_CAUSE_JOB_CONTROL;	/* SIGTTOU from the background */
+		*cause = PGT_CAUSE_JOB_CONTROL; /* SIGTTOU from the background */
 		return true;
 	}
 	return false;

@@ -32,16 +32,16 @@ struct siggrp {
 	__u64 ts;
 	__u32 sig;
 	__u32 cause;
-	__s32 last;	/* the last recipient's tgid */
-	__s32 target;	/* the group or session it was aimed at */
-	__s32 first;	/* the first recipient's tgid */
-	__u32 seen;	/* recipients so far */
-	__u32 expect;	/* recipients the kernel's loop reaches, 0 if unknown */
-	__u32 sent;	/* a record of it went out */
+	__s32 last;   /* the last recipient's tgid */
+	__s32 target; /* the group or session it was aimed at */
+	__s32 first;  /* the first recipient's tgid */
+	__u32 seen;   /* recipients so far */
+	__u32 expect; /* recipients the kernel's loop reaches, 0 if unknown */
+	__u32 sent;   /* a record of it went out */
 };
 
 /* The longest process group whose kill_pgrp() is counted ahead. */
-#define PGRP_COUNT_MAX	256
+#define PGRP_COUNT_MAX 256
 
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
@@ -242,8 +242,8 @@ static __always_inline struct tty_struct *kworker_tty(struct task_struct *cur, _
 }
 
 static __always_inline void classify(struct task_struct *current_task, struct task_struct *task,
-				     int sig, int code, __u32 *cause, __u32 *scope,
-				     __s32 *target, struct tty_struct **tty)
+				     int sig, int code, __u32 *cause, __u32 *scope, __s32 *target,
+				     struct tty_struct **tty)
 {
 	struct task_struct *cur = current_task;
 	struct task_struct *t = task;
@@ -290,8 +290,8 @@ static __always_inline void classify(struct task_struct *current_task, struct ta
 		*tty = BPF_CORE_READ(csig, tty);
 		return;
 	}
-	if ((sig == SIGHUP || sig == SIGCONT) && code == SI_KERNEL &&
-	    BPF_CORE_READ(tsig, leader) && !BPF_CORE_READ(tsig, tty)) {
+	if ((sig == SIGHUP || sig == SIGCONT) && code == SI_KERNEL && BPF_CORE_READ(tsig, leader) &&
+	    !BPF_CORE_READ(tsig, tty)) {
 		/* tty_signal_session_leader(): the tty is already gone. */
 		*cause = PGT_CAUSE_HANGUP;
 		*scope = PGT_SCOPE_SESSION;
@@ -378,9 +378,9 @@ static __always_inline bool pgrp_loop(__u32 cause, __u32 scope)
  * Otherwise back to back means within 1 ms, except in a task's own exit: it
  * exits once, and the loop may stall longer.
  */
-static __always_inline bool same_operation(const struct siggrp *g, struct task_struct *cur,
-					   int sig, __u32 cause, __u32 scope, __s32 target,
-					   __s32 rtgid, __u64 now)
+static __always_inline bool same_operation(const struct siggrp *g, struct task_struct *cur, int sig,
+					   __u32 cause, __u32 scope, __s32 target, __s32 rtgid,
+					   __u64 now)
 {
 	if (!g || g->sig != (__u32)sig || g->cause != cause || scope == PGT_SCOPE_PROCESS ||
 	    g->last == rtgid)

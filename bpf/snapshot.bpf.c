@@ -19,7 +19,7 @@ int snapshot_task(struct bpf_iter__task *ctx)
 	struct pgt_snap rec = {};
 
 	if (test_fault_iter)
-		return *(volatile int *)(long)bpf_get_smp_processor_id();	/* scalar as pointer */
+		return *(volatile int *)(long)bpf_get_smp_processor_id(); /* scalar as pointer */
 	if (!t || t->pid != t->tgid)
 		return 0;
 	rec.hdr.type = PGT_SNAP;

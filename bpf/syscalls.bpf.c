@@ -57,7 +57,7 @@ int sys_exit_setsid(struct trace_event_raw_sys_exit *ctx)
 	return setsid_exit(ctx->ret);
 }
 
-#define MAX_CHILD_SCAN	64	/* children of a thread looked at, newest first */
+#define MAX_CHILD_SCAN 64 /* children of a thread looked at, newest first */
 
 /* The number of @pid in the pid namespace at @level, or 0 if it has none there. */
 static __always_inline __s32 pid_nr_at(struct pid *pid, unsigned int level)

@@ -23,12 +23,20 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
-#define MAX_WORKERS	24
-#define QUIET_EVERY	8
+#define MAX_WORKERS 24
+#define QUIET_EVERY 8
 
 enum op {
-	OP_FORK = 1, OP_DFORK, OP_SETSID, OP_PGID_SELF, OP_PGID_JOIN, OP_PGID_CHILD,
-	OP_SUBREAPER, OP_REAP, OP_EXIT, OP_MAX,
+	OP_FORK = 1,
+	OP_DFORK,
+	OP_SETSID,
+	OP_PGID_SELF,
+	OP_PGID_JOIN,
+	OP_PGID_CHILD,
+	OP_SUBREAPER,
+	OP_REAP,
+	OP_EXIT,
+	OP_MAX,
 };
 
 struct cmd {
@@ -37,7 +45,7 @@ struct cmd {
 };
 
 struct reply {
-	int kind;	/* 0: result of a command, 1: a new worker is ready */
+	int kind; /* 0: result of a command, 1: a new worker is ready */
 	int pid;
 	int result;
 	int err;
@@ -45,8 +53,8 @@ struct reply {
 
 struct worker {
 	pid_t pid;
-	pid_t parent;	/* the worker that forked it, 0 for a root */
-	int fd;		/* its command FIFO, opened for writing */
+	pid_t parent; /* the worker that forked it, 0 for a root */
+	int fd;	      /* its command FIFO, opened for writing */
 	int alive;
 };
 
@@ -90,7 +98,7 @@ static void worker_loop(void)
 	snprintf(path, sizeof(path), "%s/%d", dir, getpid());
 	if (mkfifo(path, 0600))
 		_exit(102);
-	in = open(path, O_RDWR | O_CLOEXEC);	/* RDWR: never EOF */
+	in = open(path, O_RDWR | O_CLOEXEC); /* RDWR: never EOF */
 	if (in < 0)
 		_exit(103);
 	send_reply(1, 0, 0);
@@ -101,7 +109,7 @@ static void worker_loop(void)
 		errno = 0;
 		switch (c.op) {
 		case OP_FORK:
-			close(in);	/* the child opens its own */
+			close(in); /* the child opens its own */
 			p = worker_fork();
 			in = open(path, O_RDWR | O_CLOEXEC);
 			r = p;

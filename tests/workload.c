@@ -228,7 +228,7 @@ static void wait_thread_state(pid_t tid, char state)
 			if (p && p[1] == ' ' && p[2] == state)
 				return;
 		}
-		nanosleep(&ms, NULL);	/* polling a state, bounded */
+		nanosleep(&ms, NULL); /* polling a state, bounded */
 	}
 	errno = ETIMEDOUT;
 	die("waiting for a thread's state");
@@ -243,7 +243,7 @@ static void *worker(void *arg)
 	int last, i;
 
 	worker_tid[(long)arg] = syscall(SYS_gettid);
-	wait_thread_state(getpid(), 'Z');	/* the leader thread has exited */
+	wait_thread_state(getpid(), 'Z'); /* the leader thread has exited */
 	pthread_mutex_lock(&lock);
 	last = --threads_left == 0;
 	pthread_mutex_unlock(&lock);
@@ -283,7 +283,7 @@ static int scenario_zombie_orphan(void)
 		_exit(0);
 	}
 	xwait(p);
-	while (wait(NULL) > 0)	/* c, adopted */
+	while (wait(NULL) > 0) /* c, adopted */
 		;
 	return 0;
 }
@@ -302,8 +302,8 @@ static int scenario_homegroup(int n)
 		for (i = 0; i < n; i++)
 			if (setpgid(0, 0) || setpgid(0, home))
 				die("setpgid");
-		fact("{\"what\":\"homegroup\",\"pid\":%d,\"home\":%d,\"moves\":%d}",
-		     getpid(), home, 2 * n);
+		fact("{\"what\":\"homegroup\",\"pid\":%d,\"home\":%d,\"moves\":%d}", getpid(), home,
+		     2 * n);
 		_exit(0);
 	}
 	i = xwait(c);
@@ -320,7 +320,7 @@ static int scenario_threads(void)
 		if (pthread_create(&t, NULL, worker, (void *)i))
 			die("pthread_create");
 	fact("{\"what\":\"threads\",\"pid\":%d}", getpid());
-	syscall(SYS_exit, 0);	/* only the leader thread */
+	syscall(SYS_exit, 0); /* only the leader thread */
 	return 1;
 }
 
@@ -428,8 +428,10 @@ static int scenario_many_orphans(int n)
 	close(fds[1]);
 	close(hold[0]);
 	xwait(a);
-	fprintf(facts ? facts : stderr, "{\"what\":\"many_orphans\",\"pid\":%d,\"middle\":%d,"
-		"\"children\":[", getpid(), a);
+	fprintf(facts ? facts : stderr,
+		"{\"what\":\"many_orphans\",\"pid\":%d,\"middle\":%d,"
+		"\"children\":[",
+		getpid(), a);
 	for (i = 0; i < n; i++) {
 		if (read(fds[0], &c, sizeof(c)) != sizeof(c))
 			die("read");
@@ -461,8 +463,9 @@ static void *forking_thread(void *arg)
 		_exit(0);
 	}
 	fact("{\"what\":\"thread_reparent\",\"pid\":%d,\"main_tid\":%ld,\"tid\":%ld,"
-	     "\"child\":%d}", getpid(), (long)arg, (long)syscall(SYS_gettid), thread_child);
-	return NULL;	/* the thread exits with a live child */
+	     "\"child\":%d}",
+	     getpid(), (long)arg, (long)syscall(SYS_gettid), thread_child);
+	return NULL; /* the thread exits with a live child */
 }
 
 /* A thread exits with a child: another thread of the process adopts it. */
@@ -506,7 +509,7 @@ static int scenario_tree(void)
 	}
 	if (read(fds[0], &c, sizeof(c)) != sizeof(c))
 		die("read");
-	setpgid(b, b);	/* both sides, as a shell does: no race */
+	setpgid(b, b); /* both sides, as a shell does: no race */
 	d = xfork();
 	if (d == 0) {
 		setsid();
@@ -514,7 +517,7 @@ static int scenario_tree(void)
 			_exit(103);
 		pause();
 	}
-	if (read(fds[0], &ch, 1) != 1)	/* d leads its session now */
+	if (read(fds[0], &ch, 1) != 1) /* d leads its session now */
 		die("read");
 	fact("{\"what\":\"tree\",\"w\":%d,\"a\":%d,\"b\":%d,\"c\":%d,\"d\":%d,\"ppid\":%d}",
 	     getpid(), a, b, c, d, getppid());
@@ -583,27 +586,37 @@ static int scenario_killfamily(void)
 		for (;;)
 			pause();
 	}
-	if (read(ack[0], &ch, 1) != 1)		/* its handler is in place */
+	if (read(ack[0], &ch, 1) != 1) /* its handler is in place */
 		die("child");
 	pidfd = (int)syscall(SYS_pidfd_open, c, 0);
 	si.si_signo = SIGUSR1;
 	si.si_code = SI_QUEUE;
 	si.si_pid = getpid();
 	si.si_uid = getuid();
-	fact("{\"what\":\"killfamily\",\"sender\":%d,\"child\":%d,\"pidfd\":%s}",
-	     getpid(), c, pidfd >= 0 ? "true" : "false");
+	fact("{\"what\":\"killfamily\",\"sender\":%d,\"child\":%d,\"pidfd\":%s}", getpid(), c,
+	     pidfd >= 0 ? "true" : "false");
 	for (i = 0; i < 5; i++) {
 		long r = -1;
 
 		switch (i) {
-		case 0: r = kill(c, SIGUSR1); break;
-		case 1: r = syscall(SYS_tkill, c, SIGUSR1); break;
-		case 2: r = syscall(SYS_tgkill, c, c, SIGUSR1); break;
-		case 3: r = syscall(SYS_rt_sigqueueinfo, c, SIGUSR1, &si); break;
-		case 4: r = pidfd >= 0 ? syscall(SYS_pidfd_send_signal, pidfd, SIGUSR1, NULL, 0) : -1;
+		case 0:
+			r = kill(c, SIGUSR1);
+			break;
+		case 1:
+			r = syscall(SYS_tkill, c, SIGUSR1);
+			break;
+		case 2:
+			r = syscall(SYS_tgkill, c, c, SIGUSR1);
+			break;
+		case 3:
+			r = syscall(SYS_rt_sigqueueinfo, c, SIGUSR1, &si);
+			break;
+		case 4:
+			r = pidfd >= 0 ? syscall(SYS_pidfd_send_signal, pidfd, SIGUSR1, NULL, 0) :
+					 -1;
 			break;
 		}
-		if (r == 0 && read(ack[0], &ch, 1) != 1)	/* handled before the next */
+		if (r == 0 && read(ack[0], &ch, 1) != 1) /* handled before the next */
 			die("ack");
 	}
 	kill(c, SIGKILL);
@@ -650,7 +663,7 @@ static int scenario_killgroup(void)
 		close(done[1]);
 		signal(SIGUSR1, on_usr);
 		signal(SIGUSR2, on_usr);
-		if (setgid(65533) || setuid(65533))	/* another uid: refused */
+		if (setgid(65533) || setuid(65533)) /* another uid: refused */
 			_exit(102);
 		if (write(ready[1], "r", 1) != 1 || read(done[0], &ch, 1) < 0)
 			_exit(101);
@@ -661,7 +674,8 @@ static int scenario_killgroup(void)
 	if (read(ready[0], &ch, 1) != 1 || read(ready[0], &ch, 1) != 1)
 		die("read");
 	fact("{\"what\":\"killgroup\",\"sender\":%d,\"member\":%d,\"other_uid\":%d,"
-	     "\"pgid\":%d}", s, a, c, s);
+	     "\"pgid\":%d}",
+	     s, a, c, s);
 	if (write(go[1], "x", 1) != 1)
 		die("write");
 	xwait(s);
@@ -695,7 +709,7 @@ static int scenario_killall_ns(void)
 		}
 		sender = xfork();
 		if (sender == 0) {
-			kill(-1, SIGTERM);	/* v1 and v2 exist: fork returned */
+			kill(-1, SIGTERM); /* v1 and v2 exist: fork returned */
 			_exit(0);
 		}
 		xwait(sender);
@@ -732,15 +746,15 @@ static int scenario_ctty(void)
 		/* TIOCNOTTY by a leader sends SIGHUP to the tty's group: ours. */
 		signal(SIGHUP, SIG_IGN);
 		setsid();
-		fd = open(name, O_RDWR);	/* a leader without a tty acquires it */
+		fd = open(name, O_RDWR); /* a leader without a tty acquires it */
 		if (fd < 0)
 			_exit(101);
 		if (write(ready[1], "1", 1) != 1 || read(go[0], &ch, 1) != 1)
 			_exit(101);
-		ioctl(fd, TIOCNOTTY);		/* gives it up, for the whole session */
+		ioctl(fd, TIOCNOTTY); /* gives it up, for the whole session */
 		if (write(ready[1], "2", 1) != 1 || read(go[0], &ch, 1) != 1)
 			_exit(101);
-		ioctl(fd, TIOCSCTTY, 0);		/* takes it back */
+		ioctl(fd, TIOCSCTTY, 0); /* takes it back */
 		if (write(ready[1], "3", 1) != 1 || read(go[0], &ch, 1) != 1)
 			_exit(101);
 		_exit(0);
@@ -892,7 +906,8 @@ static int scenario_orphan(void)
 					_exit(101);
 				fact("{\"what\":\"orphan\",\"group\":%d,\"running\":%d,\"stopped\":%d,\"parent\":%d,"
 				     "\"running_got_sighup\":%s,\"running_got_sigcont\":%s,"
-				     "\"stopped_status\":%d}", getpid(), getpid(), j, parent,
+				     "\"stopped_status\":%d}",
+				     getpid(), getpid(), j, parent,
 				     sigismember(&pend, SIGHUP) ? "true" : "false",
 				     sigismember(&pend, SIGCONT) ? "true" : "false", st);
 				_exit(0);
@@ -901,7 +916,7 @@ static int scenario_orphan(void)
 			if (write(up[1], &m, sizeof(m)) != sizeof(m) ||
 			    read(stopped[0], &ch, 1) != 1)
 				_exit(101);
-			_exit(0);	/* m's group is orphaned now */
+			_exit(0); /* m's group is orphaned now */
 		}
 		xwait(p);
 		if (write(reaped[1], "r", 1) != 1)
@@ -995,7 +1010,7 @@ static int scenario_sigflood(long n)
 	pid_t g;
 	long i;
 
-	signal(SIGUSR1, SIG_IGN);	/* inherited by the group's member */
+	signal(SIGUSR1, SIG_IGN); /* inherited by the group's member */
 	g = held_child(fds);
 	setpgid(g, g);
 	for (i = 0; i < n; i++)
@@ -1068,8 +1083,8 @@ static int scenario_hostile_login(void)
 		}
 		_exit(0);
 	}
-	fact("{\"what\":\"hostile_login\",\"leader\":%d,\"child\":%d,\"status\":%d}",
-	     getpid(), c, xwait(c));
+	fact("{\"what\":\"hostile_login\",\"leader\":%d,\"child\":%d,\"status\":%d}", getpid(), c,
+	     xwait(c));
 	return 0;
 }
 
@@ -1094,8 +1109,15 @@ static int self_memfd(const char *name)
 static int scenario_hostile(void)
 {
 	static const char *const names[] = {
-		"new\nline", "\x1b[2J\x1b[H", "q\"uo'te", "back\\slash", "\xff\xfe\x80" "bad",
-		"caf\xc3\xa9", "0123456789abcde", "brack]et",
+		"new\nline",
+		"\x1b[2J\x1b[H",
+		"q\"uo'te",
+		"back\\slash",
+		"\xff\xfe\x80"
+		"bad",
+		"caf\xc3\xa9",
+		"0123456789abcde",
+		"brack]et",
 	};
 	char link[64], target[64];
 	unsigned int i;

@@ -19,44 +19,52 @@
 #include "sbuf.h"
 #include "msg.h"
 
-#define VMLINUX_BTF	"/sys/kernel/btf/vmlinux"
-#define TRACEFS		"/sys/kernel/tracing"
+#define VMLINUX_BTF "/sys/kernel/btf/vmlinux"
+#define TRACEFS	    "/sys/kernel/tracing"
 
 static const char *const config_keys[] = {
-	"CONFIG_BPF_SYSCALL", "CONFIG_DEBUG_INFO_BTF", "CONFIG_BPF_EVENTS", "CONFIG_FTRACE_SYSCALLS",
-	"CONFIG_UPROBE_EVENTS", "CONFIG_KPROBE_EVENTS", "CONFIG_FUNCTION_TRACER",
-	"CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS", "CONFIG_AUDITSYSCALL",
+	"CONFIG_BPF_SYSCALL",	  "CONFIG_DEBUG_INFO_BTF",
+	"CONFIG_BPF_EVENTS",	  "CONFIG_FTRACE_SYSCALLS",
+	"CONFIG_UPROBE_EVENTS",	  "CONFIG_KPROBE_EVENTS",
+	"CONFIG_FUNCTION_TRACER", "CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS",
+	"CONFIG_AUDITSYSCALL",
 };
 #define NKEYS (sizeof(config_keys) / sizeof(config_keys[0]))
 
 struct facts {
 	struct utsname uts;
-	long long btf_bytes;		/* -1: absent */
+	long long btf_bytes; /* -1: absent */
 	bool tracefs_mounted, tracefs_known, tracefs_mounted_now;
-	const char *config_src;		/* NULL: not readable */
-	char config[NKEYS][8];		/* "y", "m", "n" (unset) */
+	const char *config_src; /* NULL: not readable */
+	char config[NKEYS][8];	/* "y", "m", "n" (unset) */
 	bool caps;
 	bool level_ok[HOOK_LEVELS];
 	char level_why[HOOK_LEVELS][256];
 	bool has_iter;
 	struct features feat;
-	struct hook_row rows[MAX_HOOK_ROWS];	/* from the loader, after the probes */
+	struct hook_row rows[MAX_HOOK_ROWS]; /* from the loader, after the probes */
 	int nrows;
-	int best;			/* -1: none */
+	int best; /* -1: none */
 };
 
 /* Each probed feature, and what pgrptrace does without it. */
-#define FEATURES(f) { \
-	{ "bpf_task_from_pid", (f)->task_from_pid, "kfunc, 6.2: the tracepoint level needs it" }, \
-	{ "bpf_loop", (f)->loop, "helper, 5.17: else bounded loops walk a dying parent's " \
-	  "children" }, \
-	{ "bpf_snprintf", (f)->snprintf, "helper, 5.13: else the tty's work functions come " \
-	  "from /proc/kallsyms" }, \
-	{ "task_storage", (f)->task_storage, "map, 5.11: else a hash holds a signalling " \
-	  "syscall's state" }, \
-	{ "atomic_fetch", (f)->atomic_fetch, "instruction, 5.12: else records are numbered " \
-	  "by the boot clock" }, \
-}
+#define FEATURES(f)                                                                 \
+	{                                                                           \
+		{ "bpf_task_from_pid", (f)->task_from_pid,                          \
+		  "kfunc, 6.2: the tracepoint level needs it" },                    \
+			{ "bpf_loop", (f)->loop,                                    \
+			  "helper, 5.17: else bounded loops walk a dying parent's " \
+			  "children" },                                             \
+			{ "bpf_snprintf", (f)->snprintf,                            \
+			  "helper, 5.13: else the tty's work functions come "       \
+			  "from /proc/kallsyms" },                                  \
+			{ "task_storage", (f)->task_storage,                        \
+			  "map, 5.11: else a hash holds a signalling "              \
+			  "syscall's state" },                                      \
+			{ "atomic_fetch", (f)->atomic_fetch,                        \
+			  "instruction, 5.12: else records are numbered "           \
+			  "by the boot clock" },                                    \
+	}
 
 struct feature_row {
 	const char *name;
@@ -92,7 +100,7 @@ static void read_config(struct facts *f)
 	gz = gzopen("/proc/config.gz", "rb");
 	f->config_src = "/proc/config.gz";
 	if (!gz) {
-		gz = gzopen(boot, "rb");	/* reads plain files too */
+		gz = gzopen(boot, "rb"); /* reads plain files too */
 		f->config_src = boot;
 	}
 	if (!gz) {
@@ -142,8 +150,8 @@ static void gather(const struct opts *o, struct facts *f)
 	for (i = 0; i < HOOK_LEVELS; i++) {
 		bool iter = false;
 
-		f->level_ok[i] = !loader__probe(&cfg, i, f->level_why[i],
-						sizeof(f->level_why[i]), &iter);
+		f->level_ok[i] =
+			!loader__probe(&cfg, i, f->level_why[i], sizeof(f->level_why[i]), &iter);
 		if (f->level_ok[i] && f->best < 0) {
 			f->best = i;
 			f->has_iter = iter;
@@ -196,10 +204,10 @@ static void print_text(const struct opts *o, const struct facts *f)
 	else
 		printf("btf          %s (%lld bytes)\n", o->btf_path ?: VMLINUX_BTF, f->btf_bytes);
 	printf("tracefs      %s: %s\n", TRACEFS,
-	       f->tracefs_mounted ? "mounted" :
+	       f->tracefs_mounted     ? "mounted" :
 	       f->tracefs_mounted_now ? "was not mounted; mounted now, as pgrptrace does" :
-	       f->tracefs_known ? "not mounted; pgrptrace mounts it" :
-				  "missing: the kernel has no tracefs");
+	       f->tracefs_known	      ? "not mounted; pgrptrace mounts it" :
+					"missing: the kernel has no tracefs");
 	if (f->config_src) {
 		printf("config       from %s:", f->config_src);
 		for (i = 0; i < NKEYS; i++)
@@ -210,13 +218,15 @@ static void print_text(const struct opts *o, const struct facts *f)
 		printf("config       not readable (no /proc/config.gz, no /boot/config-%s)\n",
 		       f->uts.release);
 	}
-	printf("privileges   %s\n", f->caps ? "enough (CAP_BPF, CAP_PERFMON, CAP_SYS_ADMIN or root)"
-					: "missing: run as root, or with CAP_BPF, CAP_PERFMON "
-					  "and CAP_SYS_ADMIN");
+	printf("privileges   %s\n", f->caps ?
+					    "enough (CAP_BPF, CAP_PERFMON, CAP_SYS_ADMIN or root)" :
+					    "missing: run as root, or with CAP_BPF, CAP_PERFMON "
+					    "and CAP_SYS_ADMIN");
 	printf("ring buffer  %u bytes (--ringbuf-size)\n", o->ringbuf_bytes);
 	if (f->best >= 0)
-		printf("iterators    %s\n", f->has_iter ? "iter/task loads: snapshot from the kernel"
-						 : "iter/task does not load: snapshot from /proc");
+		printf("iterators    %s\n", f->has_iter ?
+						    "iter/task loads: snapshot from the kernel" :
+						    "iter/task does not load: snapshot from /proc");
 	if (!f->caps || f->btf_bytes < 0)
 		goto verdict;
 	{
@@ -290,7 +300,8 @@ static void json_events(struct jsonw *w, const struct facts *f)
 		jsonw_string_or_null_field(w, "fallback", fb >= 0 ? r->at[fb] : NULL);
 		jsonw_string_or_null_field(w, "fallback_level",
 					   fb >= 0 ? hooks__level_name(fb) : NULL);
-		jsonw_string_or_null_field(w, "fallback_loses", fb >= 0 ? (loss ?: "nothing") : NULL);
+		jsonw_string_or_null_field(w, "fallback_loses",
+					   fb >= 0 ? (loss ?: "nothing") : NULL);
 		jsonw_end_object(w);
 	}
 	jsonw_end_array(w);
@@ -351,8 +362,9 @@ static void print_json(const struct opts *o, const struct facts *f)
 		jsonw_start_object(&w);
 		jsonw_string_field(&w, "name", hooks__level_name(l));
 		jsonw_bool_field(&w, "ok", f->level_ok[l]);
-		jsonw_string_or_null_field(&w, "reason", f->level_ok[l] || !f->level_why[l][0]
-								 ? NULL : f->level_why[l]);
+		jsonw_string_or_null_field(&w, "reason",
+					   f->level_ok[l] || !f->level_why[l][0] ? NULL :
+										   f->level_why[l]);
 		jsonw_end_object(&w);
 	}
 	jsonw_end_array(&w);

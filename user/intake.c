@@ -14,15 +14,15 @@
  * flood it never is: the lines formatted meanwhile (hundreds of megabytes)
  * and a stop would wait for the flood to end.
  */
-#define POLL_BUDGET	4096
+#define POLL_BUDGET  4096
 /* The most rounds of POLL_BUDGET that reading the ring buffer dry may take. */
-#define DRAIN_ROUNDS	256
+#define DRAIN_ROUNDS 256
 
 /* A copy of a record that arrived while the snapshot was being taken. */
 struct queued {
 	struct queued *next;
 	size_t size;
-	__u64 data[];	/* aligned for the record structs */
+	__u64 data[]; /* aligned for the record structs */
 };
 
 int intake__record(void *ctx, void *data, size_t size)
@@ -33,10 +33,9 @@ int intake__record(void *ctx, void *data, size_t size)
 	__u32 len = (__u32)size;
 
 	/* --record: each record as it came; a failure is said once, and fails the run. */
-	if (in->record && in->record->f && !in->record->err &&
-	    rec__write(in->record, data, len))
-		p_err("cannot write %s: %s; recording stopped",
-			in->record_path, strerror(-in->record->err));
+	if (in->record && in->record->f && !in->record->err && rec__write(in->record, data, len))
+		p_err("cannot write %s: %s; recording stopped", in->record_path,
+		      strerror(-in->record->err));
 
 	if (decode__record(data, size, &ev)) {
 		if (!in->bad_records++)
@@ -73,8 +72,7 @@ int intake__open(struct intake *in, int fd)
 {
 	in->rb = ring_buffer__new(fd, on_sample, in, NULL);
 	if (!in->rb) {
-		p_err("cannot create ring buffer reader: %s",
-			strerror(errno));
+		p_err("cannot create ring buffer reader: %s", strerror(errno));
 		return -1;
 	}
 	return 0;

@@ -18,16 +18,16 @@ struct queued;
 
 struct intake {
 	struct pipeline *pl;
-	struct rec_writer *record;	/* --record, when ->f is set; else NULL */
+	struct rec_writer *record; /* --record, when ->f is set; else NULL */
 	const char *record_path;
 	struct ring_buffer *rb;
 	/* Called when a round of reading has spent its budget: write what is due. */
 	int (*flush)(void *ctx);
 	void *ctx;
-	bool queueing;			/* snapshot in progress: hold records */
-	unsigned int budget;		/* records this poll may still handle */
+	bool queueing;	     /* snapshot in progress: hold records */
+	unsigned int budget; /* records this poll may still handle */
 	struct queued *queue, **queue_tail;
-	__u64 bad_records;		/* records that failed validation */
+	__u64 bad_records; /* records that failed validation */
 };
 
 /* The ring buffer reader on @fd. Returns 0, or -1 said on stderr. */

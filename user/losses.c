@@ -23,8 +23,8 @@ static bool stat_missed(const struct loader *ld, unsigned int idx, __u64 *seen, 
 	return true;
 }
 
-bool losses__check(struct losses *l, const struct loader *ld, struct output *out,
-		   __u64 now_ns, struct lost_info *li)
+bool losses__check(struct losses *l, const struct loader *ld, struct output *out, __u64 now_ns,
+		   struct lost_info *li)
 {
 	__u64 drops[PGT_TYPE_MAX];
 	bool resync = false;

@@ -37,13 +37,13 @@ int main(int argc, char **argv)
 	int ret;
 
 	if (closed < 0)
-		return 1;	/* nowhere to say it */
+		return 1; /* nowhere to say it */
 	opts__parse(argc, argv, &o);
 	/* Records with nowhere to go: refused, as any failure of ours (125 with a command). */
 	if ((closed & 1 << STDOUT_FILENO) && !o.output && !o.record && !o.journal && !o.syslog &&
 	    !o.check) {
 		p_err("standard output is closed; give -o FILE (or "
-				"--record, --journal, --syslog)");
+		      "--record, --journal, --syslog)");
 		return o.cmd ? PGT_EXIT_OWN_FAILURE : 1;
 	}
 	ret = o.check ? check__run(&o) : trace__run(&o);

@@ -10,7 +10,7 @@
 #include "opts.h"
 #include "syslog.h"
 
-#define DEFAULT_RINGBUF	(4U << 20)
+#define DEFAULT_RINGBUF (4U << 20)
 
 const char *argp_program_version = "pgrptrace 0.1";
 const char *argp_program_bug_address = "the project's issue tracker";
@@ -81,13 +81,15 @@ static const struct argp_option options[] = {
 	{ "output", 'o', "FILE", 0, "Append output to FILE (created 0600; a FIFO too)", 0 },
 	{ "output-queue", OPT_OUTPUT_QUEUE, "BYTES", 0,
 	  "What standard output or -o holds while it is not taking records (K and M "
-	  "suffixes; default 8M)", 0 },
+	  "suffixes; default 8M)",
+	  0 },
 	{ "journal", OPT_JOURNAL, NULL, 0,
 	  "Each record as a journal entry (without -o, not on standard output)", 0 },
 	{ "syslog", OPT_SYSLOG, "TARGET", OPTION_ARG_OPTIONAL,
 	  "Each record as an RFC 5424 message to TARGET: /dev/log (the default), "
 	  "unix:PATH, tcp://HOST:PORT or udp://HOST:PORT (without -o, not on standard "
-	  "output)", 0 },
+	  "output)",
+	  0 },
 	{ "syslog-facility", OPT_SYSLOG_FACILITY, "NAME", 0,
 	  "The facility of --syslog's messages (default daemon)", 0 },
 	{ "syslog-queue", OPT_SYSLOG_QUEUE, "BYTES", 0,
@@ -106,8 +108,7 @@ static const struct argp_option options[] = {
 	  "Decode, model and print a --record file instead of tracing (no root)", 0 },
 	{ "utc", OPT_UTC, NULL, 0, "Text times in UTC instead of local time", 0 },
 	{ "signals", OPT_SIGNALS, "WHICH", 0,
-	  "Signals to report: group (default: wider than one process, or fatal), all, none",
-	  0 },
+	  "Signals to report: group (default: wider than one process, or fatal), all, none", 0 },
 	{ "verbose", 'v', NULL, 0, "Show libbpf messages (twice: debug)", 0 },
 	{ "escapes", OPT_ESCAPES, NULL, 0,
 	  "Only escapes; with a command, then where its descendants are now", 0 },
@@ -125,7 +126,8 @@ static const struct argp_option options[] = {
 	  "Only these kinds of record, comma-separated (fork,exec,escape,...), or "
 	  "repeated; "
 	  "lost records always pass; without signal, tty_release and escape, signals "
-	  "are not traced", 1 },
+	  "are not traced",
+	  1 },
 	{ NULL, 0, NULL, 0, "Trees:", 2 },
 	{ "snapshot", OPT_SNAPSHOT, NULL, 0, "Print the session/group/process tree once", 2 },
 	{ "tree", OPT_TREE, NULL, 0,
@@ -138,12 +140,12 @@ static const struct argp_option options[] = {
 	  "Full-screen tree: show kernel threads (the k key toggles them)", 2 },
 	{ "color", OPT_COLOR, "WHEN", 0,
 	  "Colours on a terminal: auto (the default, off with NO_COLOR), always or never", 2 },
-	{ "verify", OPT_VERIFY, NULL, 0,
-	  "Compare the model with /proc and print every difference", 2 },
+	{ "verify", OPT_VERIFY, NULL, 0, "Compare the model with /proc and print every difference",
+	  2 },
 	{ NULL, 0, NULL, 0, "Self-check:", 3 },
 	{ "check", OPT_CHECK, NULL, 0,
 	  "Say what this kernel offers and which hook each event would use; no tracing", 3 },
-	{ NULL, 'h', NULL, OPTION_HIDDEN, NULL, -1 },	/* -h: argp's -?, --help */
+	{ NULL, 'h', NULL, OPTION_HIDDEN, NULL, -1 }, /* -h: argp's -?, --help */
 	{},
 };
 
@@ -205,8 +207,8 @@ static __u64 parse_secs(struct argp_state *state, const char *what, const char *
 	errno = 0;
 	v = strtod(arg, &end);
 	if (errno || end == arg || *end || !(v > 0) || v > 31536000.0)
-		argp_error(state, "bad %s '%s': want seconds, more than 0, at most a year",
-			   what, arg);
+		argp_error(state, "bad %s '%s': want seconds, more than 0, at most a year", what,
+			   arg);
 	return (__u64)(v * 1000.0 + 0.5) ?: 1;
 }
 
@@ -312,8 +314,10 @@ static error_t opt_output(int key, char *arg, struct argp_state *state)
 	case OPT_SYSLOG_FACILITY:
 		o->syslog_facility = syslog__facility(arg);
 		if (o->syslog_facility < 0)
-			argp_error(state, "bad --syslog-facility '%s': want a name of syslog(3), "
-					  "such as daemon, auth, authpriv or local0 to local7", arg);
+			argp_error(state,
+				   "bad --syslog-facility '%s': want a name of syslog(3), "
+				   "such as daemon, auth, authpriv or local0 to local7",
+				   arg);
 		o->syslog_facility_set = true;
 		break;
 	case OPT_SYSLOG_QUEUE:
@@ -351,8 +355,10 @@ static error_t opt_filter(int key, char *arg, struct argp_state *state)
 		/* pts/3, or /dev/pts/3 as tty(1) prints it */
 		o->filter.tty = strncmp(arg, "/dev/", 5) ? arg : arg + 5;
 		if (!tty_form(o->filter.tty))
-			argp_error(state, "bad --tty '%s': want a terminal: pts/N, a name in /dev "
-					  "(tty1, ttyS0, console) or MAJOR:MINOR", arg);
+			argp_error(state,
+				   "bad --tty '%s': want a terminal: pts/N, a name in /dev "
+				   "(tty1, ttyS0, console) or MAJOR:MINOR",
+				   arg);
 		break;
 	case OPT_COMM:
 		/* The kernel keeps 15 bytes: a longer name could never match. */
@@ -368,7 +374,7 @@ static error_t opt_filter(int key, char *arg, struct argp_state *state)
 		if (filter__parse_events(arg, &kinds, &bad))
 			argp_error(state, "bad --event '%.*s': want some of %s",
 				   (int)strcspn(bad, ","), bad, filter__event_names());
-		o->filter.events |= kinds;	/* repeated: the kinds of all */
+		o->filter.events |= kinds; /* repeated: the kinds of all */
 		break;
 	}
 	case OPT_EXPECTED:
@@ -468,15 +474,14 @@ static void opts_end(struct opts *o, struct argp_state *state)
 	if (o->all && !o->cmd)
 		argp_error(state, "-a needs a command");
 	if (o->snapshot + o->tree + o->verify + o->escapes > 1)
-		argp_error(state,
-			   "--snapshot, --tree, --verify and --escapes exclude each other");
+		argp_error(state, "--snapshot, --tree, --verify and --escapes exclude each other");
 	if ((o->snapshot || o->tree) && o->cmd)
 		argp_error(state, "--snapshot and --tree take no command");
-	if (o->replay && (o->cmd || o->pid || o->record || o->check || o->tree ||
-			  o->verify || o->snapshot))
+	if (o->replay &&
+	    (o->cmd || o->pid || o->record || o->check || o->tree || o->verify || o->snapshot))
 		argp_error(state, "--replay takes only output options");
-	if (o->check && (o->cmd || o->pid || o->snapshot || o->tree || o->verify ||
-			 o->escapes || o->output || filter__active(&o->filter)))
+	if (o->check && (o->cmd || o->pid || o->snapshot || o->tree || o->verify || o->escapes ||
+			 o->output || filter__active(&o->filter)))
 		argp_error(state, "--check takes only --json, --btf, --ringbuf-size and -v");
 	/* A filter the mode cannot apply is refused, never ignored. */
 	if (o->verify && filter__active(&o->filter))
@@ -543,7 +548,7 @@ void opts__parse(int argc, char **argv, struct opts *o)
 	memset(o, 0, sizeof(*o));
 	nseen = 0;
 	o->ringbuf_bytes = DEFAULT_RINGBUF;
-	o->syslog_facility = 3;	/* daemon */
+	o->syslog_facility = 3; /* daemon */
 	o->interval_ms = 1000;
 	o->signal_mode = 1;
 	/*

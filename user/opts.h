@@ -10,46 +10,46 @@
 #include "privs.h"
 
 /* pgrptrace's own failure when it runs a command (timeout(1)'s and env(1)'s). */
-#define PGT_EXIT_OWN_FAILURE	125
+#define PGT_EXIT_OWN_FAILURE 125
 
 struct opts {
-	bool json;		/* JSON Lines instead of text */
-	bool ecs;		/* --ecs: JSON Lines as ECS documents */
-	bool utc;		/* text times in UTC */
-	bool all;		/* with a command: trace the whole machine */
-	int verbose;		/* -v count */
-	const char *output;	/* -o FILE, NULL for stdout */
-	const char *btf_path;	/* --btf FILE */
-	int pid;		/* -p PID, 0 if unset */
-	__u64 duration_ms;	/* -d SECS, 0 if unset */
-	__u32 ringbuf_bytes;	/* --ringbuf-size */
-	char **cmd;		/* -- CMD ARGS..., NULL if unset */
-	bool snapshot;		/* print the tree once and exit */
-	bool tree;		/* live tree */
-	bool verify;		/* compare the model with /proc */
-	__u32 signal_mode;	/* --signals: 0 none, 1 group, 2 all */
-	bool signals_set;	/* --signals was given */
-	bool escapes;		/* --escapes: only escapes, and the survivors */
-	bool ascii;		/* tree glyphs in ASCII */
-	__u64 interval_ms;	/* live tree refresh */
-	bool interval_set;	/* -i given */
-	bool kthreads;		/* --kernel-threads */
-	int color;		/* --color: 0 auto, 1 always, 2 never */
-	struct filter filter;	/* --uid, --tty, --session, --comm, --event */
-	bool check;		/* --check: what this kernel offers, no tracing */
-	const char *record;	/* --record FILE: the raw records, for --replay */
-	const char *replay;	/* --replay FILE: process a recording, no BPF */
-	const char *expected_path;	/* --expected FILE */
-	struct expect_list expected;	/* its rules, read at parse time */
-	bool journal;			/* --journal */
-	bool syslog;			/* --syslog */
-	const char *syslog_target;	/* its TARGET, NULL for /dev/log */
-	int syslog_facility;		/* --syslog-facility, daemon by default */
+	bool json;		     /* JSON Lines instead of text */
+	bool ecs;		     /* --ecs: JSON Lines as ECS documents */
+	bool utc;		     /* text times in UTC */
+	bool all;		     /* with a command: trace the whole machine */
+	int verbose;		     /* -v count */
+	const char *output;	     /* -o FILE, NULL for stdout */
+	const char *btf_path;	     /* --btf FILE */
+	int pid;		     /* -p PID, 0 if unset */
+	__u64 duration_ms;	     /* -d SECS, 0 if unset */
+	__u32 ringbuf_bytes;	     /* --ringbuf-size */
+	char **cmd;		     /* -- CMD ARGS..., NULL if unset */
+	bool snapshot;		     /* print the tree once and exit */
+	bool tree;		     /* live tree */
+	bool verify;		     /* compare the model with /proc */
+	__u32 signal_mode;	     /* --signals: 0 none, 1 group, 2 all */
+	bool signals_set;	     /* --signals was given */
+	bool escapes;		     /* --escapes: only escapes, and the survivors */
+	bool ascii;		     /* tree glyphs in ASCII */
+	__u64 interval_ms;	     /* live tree refresh */
+	bool interval_set;	     /* -i given */
+	bool kthreads;		     /* --kernel-threads */
+	int color;		     /* --color: 0 auto, 1 always, 2 never */
+	struct filter filter;	     /* --uid, --tty, --session, --comm, --event */
+	bool check;		     /* --check: what this kernel offers, no tracing */
+	const char *record;	     /* --record FILE: the raw records, for --replay */
+	const char *replay;	     /* --replay FILE: process a recording, no BPF */
+	const char *expected_path;   /* --expected FILE */
+	struct expect_list expected; /* its rules, read at parse time */
+	bool journal;		     /* --journal */
+	bool syslog;		     /* --syslog */
+	const char *syslog_target;   /* its TARGET, NULL for /dev/log */
+	int syslog_facility;	     /* --syslog-facility, daemon by default */
 	bool syslog_facility_set;
-	size_t syslog_queue;		/* --syslog-queue, 0 for the default */
-	size_t output_queue;		/* --output-queue, 0 for the default */
-	bool has_user;			/* --user USER */
-	struct privs_user user;		/* who to become once attached */
+	size_t syslog_queue;	/* --syslog-queue, 0 for the default */
+	size_t output_queue;	/* --output-queue, 0 for the default */
+	bool has_user;		/* --user USER */
+	struct privs_user user; /* who to become once attached */
 };
 
 /* Parses argv into @o; exits 2 with a message on a usage error. */

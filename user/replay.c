@@ -8,8 +8,8 @@
 #include "msg.h"
 
 /* How often the records' own clock ticks the pipeline, and closes causes. */
-#define TICK_NS		1000000ULL
-#define FLUSH_EVERY	4096
+#define TICK_NS	    1000000ULL
+#define FLUSH_EVERY 4096
 
 /* Write what is due: every record before the first of a signal cause still open. */
 static int flush(const struct replay_cfg *cfg)
@@ -54,15 +54,14 @@ int replay__run(const struct replay_cfg *cfg)
 	pipeline__finish(cfg->pl);
 	flush(cfg);
 	if (r.damaged) {
-		p_err("%s: %llu damaged records skipped", cfg->path,
-			(unsigned long long)r.damaged);
+		p_err("%s: %llu damaged records skipped", cfg->path, (unsigned long long)r.damaged);
 		ret = -1;
 	}
 	dt = clock_ns(CLOCK_MONOTONIC) - t0;
 	if (cfg->verbose)
 		p_err("replayed %llu records in %llu us (%llu records/s)",
-			(unsigned long long)r.count, (unsigned long long)dt / 1000,
-			(unsigned long long)(dt ? r.count * 1000000000ULL / dt : 0));
+		      (unsigned long long)r.count, (unsigned long long)dt / 1000,
+		      (unsigned long long)(dt ? r.count * 1000000000ULL / dt : 0));
 	rec__free(&r);
 	return ret;
 }

@@ -15,12 +15,12 @@
 
 struct replay_cfg {
 	const char *path;
-	ring_buffer_sample_fn on_record;	/* as the ring buffer would call it */
+	ring_buffer_sample_fn on_record; /* as the ring buffer would call it */
 	void *ctx;
 	struct pipeline *pl;
 	struct output *out;
-	struct host_id *host;	/* filled with the recorded machine's, for the output */
-	bool verbose;		/* the rate, on stderr */
+	struct host_id *host; /* filled with the recorded machine's, for the output */
+	bool verbose;	      /* the rate, on stderr */
 };
 
 /* Returns 0, or -1 for a file that is unreadable, cut short or damaged (said). */

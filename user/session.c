@@ -110,13 +110,14 @@ static void on_note(void *ctx, const struct model_note *n)
 
 	switch (n->kind) {
 	case NOTE_REPARENT_MISMATCH:
-		p_err("pid %u was reparented to %u, not %u as predicted; corrected",
-			n->pid, n->actual, n->expected);
+		p_err("pid %u was reparented to %u, not %u as predicted; corrected", n->pid,
+		      n->actual, n->expected);
 		break;
 	case NOTE_ZOMBIE_GONE:
 		if (s->opts->verbose)
 			p_err("zombie %u is gone from /proc before its reap "
-				"record; removed from the model", n->pid);
+			      "record; removed from the model",
+			      n->pid);
 		break;
 	case NOTE_RESYNC_ADDED:
 	case NOTE_RESYNC_CHANGED:
@@ -169,7 +170,8 @@ int session__open(struct tracer *s, const struct output_cfg *ocfg)
 	}
 	if (o->syslog) {
 		struct syslog_cfg scfg = {
-			.target = o->syslog_target, .facility = o->syslog_facility,
+			.target = o->syslog_target,
+			.facility = o->syslog_facility,
 			.queue_bytes = o->syslog_queue,
 		};
 
@@ -179,12 +181,16 @@ int session__open(struct tracer *s, const struct output_cfg *ocfg)
 	}
 	if (s->full_screen) {
 		struct tui_cfg tc = {
-			.model = s->model, .filter = &o->filter, .pid = (__u32)o->pid,
-			.kthreads = o->kthreads, .ascii = !s->utf8, .host = s->host.name,
+			.model = s->model,
+			.filter = &o->filter,
+			.pid = (__u32)o->pid,
+			.kthreads = o->kthreads,
+			.ascii = !s->utf8,
+			.host = s->host.name,
 			.color = output__color(o->color, STDOUT_FILENO),
 			.interval_ms = o->interval_set ? o->interval_ms : 200,
-			.boot_to_real_ns = (__s64)(clock_ns(CLOCK_REALTIME) -
-						   clock_ns(CLOCK_BOOTTIME)),
+			.boot_to_real_ns =
+				(__s64)(clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_BOOTTIME)),
 			.utc = o->utc,
 		};
 
@@ -228,8 +234,7 @@ int session__end_report(struct tracer *s, int ret)
 	if (werr == -EPIPE && !o->output)
 		werr = 0;
 	if (werr) {
-		p_err("cannot write %s: %s", o->output ?: "output",
-			strerror(-werr));
+		p_err("cannot write %s: %s", o->output ?: "output", strerror(-werr));
 		ret = 1;
 	}
 	/* A journal or syslog that failed has said so; the run did not do all it was asked. */
@@ -238,8 +243,7 @@ int session__end_report(struct tracer *s, int ret)
 	losses__summary(&s->losses);
 	/* A record left out is a partial result: said, and the exit status says it. */
 	if (s->in.bad_records) {
-		p_err("%llu malformed records skipped",
-			(unsigned long long)s->in.bad_records);
+		p_err("%llu malformed records skipped", (unsigned long long)s->in.bad_records);
 		ret = ret ?: 1;
 	}
 	return ret;
@@ -255,12 +259,11 @@ int session__close(struct tracer *s, int ret, const volatile sig_atomic_t *stop)
 
 		werr = rec__close(&s->record);
 		if (werr && !said)
-			p_err("cannot write %s: %s", o->record,
-				strerror(-werr));
+			p_err("cannot write %s: %s", o->record, strerror(-werr));
 		if (werr)
 			ret = 1;
 	}
-	command__close(&s->cmd);	/* an unreleased command exits 127 */
+	command__close(&s->cmd); /* an unreleased command exits 127 */
 	if (ret != 0)
 		command__reap(&s->cmd, true, stop);
 	intake__free(&s->in);

@@ -28,26 +28,26 @@ struct tracer {
 	const struct opts *opts;
 	struct loader loader;
 	struct output *out;
-	struct intake in;		/* the records' way in */
+	struct intake in; /* the records' way in */
 	struct model *model;
-	bool print_events;		/* the event stream is the output */
-	bool filtering;			/* the BPF side reports traced tgids only */
-	struct sbuf last_tree;		/* the last tree drawn */
-	bool utf8;			/* box glyphs: a UTF-8 terminal, no --ascii */
-	struct pipeline pl;		/* every record goes through it */
-	bool print_escapes;		/* escapes go to the output */
+	bool print_events;     /* the event stream is the output */
+	bool filtering;	       /* the BPF side reports traced tgids only */
+	struct sbuf last_tree; /* the last tree drawn */
+	bool utf8;	       /* box glyphs: a UTF-8 terminal, no --ascii */
+	struct pipeline pl;    /* every record goes through it */
+	bool print_escapes;    /* escapes go to the output */
 	struct losses losses;
-	unsigned int verify_diffs;	/* differences found by all checks */
-	bool need_resync;		/* events were lost: re-read the machine */
-	struct command cmd;		/* the command; .pid 0 if none */
-	struct lineage *child_line;	/* with a command: its lineage link (held) */
-	struct rec_writer record;	/* --record, when .f is set */
-	struct host_id host;		/* the traced machine (a replay: the recorded one) */
-	struct journal *journal;	/* --journal, NULL without */
-	struct syslog *syslog;		/* --syslog, NULL without */
-	bool full_screen;		/* --tree on a terminal */
-	struct tui *tui;		/* its view, NULL otherwise */
-	__u64 zombies_checked_ns;	/* last audit_zombies() */
+	unsigned int verify_diffs;  /* differences found by all checks */
+	bool need_resync;	    /* events were lost: re-read the machine */
+	struct command cmd;	    /* the command; .pid 0 if none */
+	struct lineage *child_line; /* with a command: its lineage link (held) */
+	struct rec_writer record;   /* --record, when .f is set */
+	struct host_id host;	    /* the traced machine (a replay: the recorded one) */
+	struct journal *journal;    /* --journal, NULL without */
+	struct syslog *syslog;	    /* --syslog, NULL without */
+	bool full_screen;	    /* --tree on a terminal */
+	struct tui *tui;	    /* its view, NULL otherwise */
+	__u64 zombies_checked_ns;   /* last audit_zombies() */
 };
 
 /* What a run needs before its first record: locale, boot id, model, outputs, pipeline. */

@@ -33,12 +33,12 @@
  * shows at once, and one in a storm within this, at <= 50 wakeups/s.
  */
 #define WAKEUP_IDLE_MS	20
-#define ZOMBIE_AUDIT_NS		1000000000ULL
-#define ZOMBIE_GONE_NS		1000000000ULL
+#define ZOMBIE_AUDIT_NS 1000000000ULL
+#define ZOMBIE_GONE_NS	1000000000ULL
 
 static volatile sig_atomic_t stop_signal;
-static volatile sig_atomic_t reopen_requested;	/* SIGHUP with -o: logrotate */
-static volatile sig_atomic_t verify_from;	/* pid asking for a quiet-point check */
+static volatile sig_atomic_t reopen_requested; /* SIGHUP with -o: logrotate */
+static volatile sig_atomic_t verify_from;      /* pid asking for a quiet-point check */
 
 static void on_stop(int sig)
 {
@@ -183,8 +183,7 @@ static size_t draw_tree(struct tracer *s, bool clear)
 	struct sbuf sb = {};
 	size_t n;
 
-	n = tree__redraw(s->model, &to, &s->last_tree, clear, s->opts->tree && !s->opts->json,
-			 &sb);
+	n = tree__redraw(s->model, &to, &s->last_tree, clear, s->opts->tree && !s->opts->json, &sb);
 	output__raw(s->out, &sb);
 	sbuf__free(&sb);
 	return n;
@@ -211,8 +210,7 @@ static int stream(struct tracer *s)
 			reopen_requested = 0;
 			err = output__reopen(s->out);
 			if (err) {
-				p_err("cannot reopen %s: %s", s->opts->output,
-					strerror(-err));
+				p_err("cannot reopen %s: %s", s->opts->output, strerror(-err));
 				break;
 			}
 		}
@@ -223,7 +221,7 @@ static int stream(struct tracer *s)
 		now = clock_ns(CLOCK_MONOTONIC);
 		if (s->tui) {
 			if (tui__keys(s->tui))
-				break;	/* q */
+				break; /* q */
 			tui__draw(s->tui, now);
 		} else if (s->opts->tree && model__generation(s->model) != drawn_gen &&
 			   now >= next_draw) {
@@ -265,8 +263,7 @@ static int start_tracing(struct tracer *s, const struct loader_cfg *lcfg, __u64 
 		err = rec__create(&s->record, o->record, &s->host,
 				  (__s64)(clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_BOOTTIME)));
 		if (err) {
-			p_err("cannot create %s: %s", o->record,
-				strerror(-err));
+			p_err("cannot create %s: %s", o->record, strerror(-err));
 			return -1;
 		}
 	}
@@ -295,8 +292,8 @@ static int start_tracing(struct tracer *s, const struct loader_cfg *lcfg, __u64 
 		return -1;
 	if (o->verbose)
 		p_err("loaded and attached in %llu ms, snapshot in %llu ms",
-			(unsigned long long)(t_loaded - t_start) / 1000000,
-			(unsigned long long)(clock_ns(CLOCK_MONOTONIC) - t_loaded) / 1000000);
+		      (unsigned long long)(t_loaded - t_start) / 1000000,
+		      (unsigned long long)(clock_ns(CLOCK_MONOTONIC) - t_loaded) / 1000000);
 	if (s->cmd.pid) {
 		const struct mproc *cp = model__find(s->model, (__u32)s->cmd.pid);
 
@@ -320,8 +317,7 @@ static int one_shot(struct tracer *s)
 	if (none && o->filter.tty)
 		p_err("no process matches --tty %s", o->filter.tty);
 	else if (none && o->filter.has_session)
-		p_err("no process matches --session %u",
-			o->filter.session);
+		p_err("no process matches --session %u", o->filter.session);
 	else if (none)
 		p_err("no process matches the filters");
 	return session__flush(s) || s->verify_diffs || none ? 1 : 0;
@@ -380,8 +376,7 @@ static int become_user(struct tracer *s)
 	int err = output__chown(s->out, o->user.uid, o->user.gid);
 
 	if (err) {
-		p_err("cannot give %s to %s: %s", o->output, o->user.name,
-			strerror(-err));
+		p_err("cannot give %s to %s: %s", o->output, o->user.name, strerror(-err));
 		return -1;
 	}
 	return privs__become(&o->user, maps_readable, &s->loader, o->output, o->verbose);
@@ -393,7 +388,10 @@ int trace__run(const struct opts *o)
 	/* --tree on a terminal is a full-screen program; its records go to the view only. */
 	bool full_screen = o->tree && !o->json && !o->output && isatty(STDOUT_FILENO);
 	struct output_cfg ocfg = {
-		.json = o->json, .ecs = o->ecs, .utc = o->utc, .path = o->output,
+		.json = o->json,
+		.ecs = o->ecs,
+		.utc = o->utc,
+		.path = o->output,
 		.offline = o->replay != NULL,
 		/* A service's standard output goes to the journal (and syslog) too: not twice. */
 		.no_stream = ((o->journal || o->syslog) && !o->output) || full_screen,
@@ -427,8 +425,13 @@ int trace__run(const struct opts *o)
 		goto out;
 	if (o->replay) {
 		struct replay_cfg rc = {
-			.path = o->replay, .on_record = intake__record, .ctx = &s.in,
-			.pl = &s.pl, .out = s.out, .host = &s.host, .verbose = o->verbose,
+			.path = o->replay,
+			.on_record = intake__record,
+			.ctx = &s.in,
+			.pl = &s.pl,
+			.out = s.out,
+			.host = &s.host,
+			.verbose = o->verbose,
 		};
 
 		ret = replay__run(&rc) ? 1 : 0;
@@ -454,7 +457,8 @@ out:
 	 * stopped by a signal (0: the command's status is not known).
 	 */
 	if (o->cmd && !o->replay)
-		ret = ret ? PGT_EXIT_OWN_FAILURE : s.cmd.done && !stop_signal ?
-		      command__exit_code(&s.cmd) : 0;
+		ret = ret			 ? PGT_EXIT_OWN_FAILURE :
+		      s.cmd.done && !stop_signal ? command__exit_code(&s.cmd) :
+						   0;
 	return ret;
 }

@@ -8,8 +8,8 @@
 #include "cgroup.h"
 #include "model.h"
 
-#define ID	"3f4a0c9d2e1b8a7f6e5d4c3b2a1f0e9d8c7b6a5f4e3d2c1b0a9f8e7d6c5b4a39"
-#define ID2	"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+#define ID  "3f4a0c9d2e1b8a7f6e5d4c3b2a1f0e9d8c7b6a5f4e3d2c1b0a9f8e7d6c5b4a39"
+#define ID2 "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 
 static void expect(const char *path, const char *id, const char *runtime)
 {
@@ -40,7 +40,8 @@ static void test_layouts(void **state)
 	expect("/docker/" ID, ID, "docker");
 	/* containerd's CRI plugin, kubelet with the systemd driver; cgroupfs */
 	expect("/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod1b2c3d4e_5f60_"
-	       "7182_93a4_b5c6d7e8f901.slice/cri-containerd-" ID ".scope", ID, "containerd");
+	       "7182_93a4_b5c6d7e8f901.slice/cri-containerd-" ID ".scope",
+	       ID, "containerd");
 	expect("/kubepods/burstable/pod1b2c3d4e-5f60-7182-93a4-b5c6d7e8f901/" ID, ID, NULL);
 	/* CRI-O; its conmon is not the container */
 	expect("/kubepods.slice/kubepods-pod1.slice/crio-" ID ".scope", ID, "cri-o");

@@ -79,7 +79,7 @@ static void test_signal_slots(void **state)
 	struct pgt_signal *rec = (void *)buf;
 	struct pgt_event ev;
 
-	memset(buf, 0xab, sizeof(buf));	/* what lies past the record is not read */
+	memset(buf, 0xab, sizeof(buf)); /* what lies past the record is not read */
 	memset(rec, 0, PGT_SIGNAL_SIZE(2));
 	rec->hdr.type = PGT_SIGNAL;
 	rec->hdr.size = PGT_SIGNAL_SIZE(2);
@@ -142,13 +142,13 @@ static void test_exec_parts(void **state)
 	bool cut;
 	size_t n;
 
-	memset(buf, 0xab, sizeof(buf));	/* what lies past the record is not read */
+	memset(buf, 0xab, sizeof(buf)); /* what lies past the record is not read */
 	memset(e, 0, PGT_EXEC_SIZE(0));
 	e->hdr.type = PGT_EXEC;
 	e->flags = PGT_EXEC_HAS_ARGS | PGT_EXEC_HAS_CWD | PGT_EXEC_HAS_EXE;
-	exec_part(e, 0, "sleep\0\0a b\0", 11);	/* an empty argument, one with a blank */
-	exec_part(e, 1, "tmp\0", 4);		/* /tmp */
-	exec_part(e, 2, "sleep\0bin\0usr\0", 14);	/* /usr/bin/sleep, leaf first */
+	exec_part(e, 0, "sleep\0\0a b\0", 11);	  /* an empty argument, one with a blank */
+	exec_part(e, 1, "tmp\0", 4);		  /* /tmp */
+	exec_part(e, 2, "sleep\0bin\0usr\0", 14); /* /usr/bin/sleep, leaf first */
 	e->hdr.size = PGT_EXEC_SIZE(29);
 	assert_int_equal(decode__record(e, e->hdr.size, &ev), 0);
 	assert_ptr_equal(ev.exec, e);
@@ -320,12 +320,12 @@ static void test_entity_id(void **state)
 	decode__set_boot_id("6f1c0c8e-0000-4000-8000-000000000001");
 	decode__entity_id(100, 5000, a);
 	decode__entity_id(100, 5000, b);
-	decode__entity_id(100, 5001, c);	/* same pid, reused later */
+	decode__entity_id(100, 5001, c); /* same pid, reused later */
 	assert_string_equal(a, b);
 	assert_string_not_equal(a, c);
 	assert_int_equal(strlen(a), 16);
 	decode__set_boot_id("6f1c0c8e-0000-4000-8000-000000000002");
-	decode__entity_id(100, 5000, d);	/* same pid and start, next boot */
+	decode__entity_id(100, 5000, d); /* same pid and start, next boot */
 	assert_string_not_equal(a, d);
 }
 

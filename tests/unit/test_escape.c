@@ -75,8 +75,9 @@ static void exit_(struct world *w, struct pgt_proc p)
 static void setpgid_(struct world *w, struct pgt_proc caller, struct pgt_proc target_after,
 		     __u32 old_pgid, int ret)
 {
-	struct pgt_setpgid r = { .proc = caller, .target = target_after, .ret = ret,
-				 .target_found = 1 };
+	struct pgt_setpgid r = {
+		.proc = caller, .target = target_after, .ret = ret, .target_found = 1
+	};
 
 	r.old.pgid = old_pgid;
 	r.old.sid = target_after.sid;
@@ -125,20 +126,20 @@ static void test_job_control_without_tty(void **state)
 	fork_(w, sh, ctx(300, 200, 200, 100, 40, "bash"));
 	setpgid_(w, sh, ctx(300, 200, 300, 100, 40, "bash"), 200, 0);
 	assert_true(w->last_notes & EV_JOB_CONTROL);
-	setpgid_(w, ctx(300, 200, 300, 100, 40, "bash"), ctx(300, 200, 300, 100, 40, "bash"),
-		 300, 0);
+	setpgid_(w, ctx(300, 200, 300, 100, 40, "bash"), ctx(300, 200, 300, 100, 40, "bash"), 300,
+		 0);
 	/* Job 310: the child's call first; the parent's fails, it has exec'd. */
 	fork_(w, sh, ctx(310, 200, 200, 100, 41, "bash"));
-	setpgid_(w, ctx(310, 200, 200, 100, 41, "bash"), ctx(310, 200, 310, 100, 41, "bash"),
-		 200, 0);
+	setpgid_(w, ctx(310, 200, 200, 100, 41, "bash"), ctx(310, 200, 310, 100, 41, "bash"), 200,
+		 0);
 	setpgid_(w, sh, ctx(310, 200, 310, 100, 41, "true"), 310, -13);
 	later(w);
 	assert_int_equal(w->seen.n, 0);
 	/* The job's child leaves the job's group by itself: an escape. */
 	fork_(w, ctx(310, 200, 310, 100, 41, "true"), ctx(320, 310, 310, 100, 42, "true"));
-	setpgid_(w, ctx(320, 310, 310, 100, 42, "true"), ctx(320, 310, 320, 100, 42, "true"),
-		 310, 0);
-	assert_int_equal(w->seen.n, 0);		/* held: its parent may place it */
+	setpgid_(w, ctx(320, 310, 310, 100, 42, "true"), ctx(320, 310, 320, 100, 42, "true"), 310,
+		 0);
+	assert_int_equal(w->seen.n, 0); /* held: its parent may place it */
 	later(w);
 	assert_int_equal(w->seen.n, 1);
 	assert_int_equal(w->seen.kind[0], ESC_PGRP);
@@ -151,7 +152,8 @@ static void test_job_control_without_tty(void **state)
 static void test_home_again(void **state)
 {
 	struct world *w = world();
-	struct pgt_proc in = ctx(300, 200, 200, 100, 40, "w"), out = ctx(300, 200, 300, 100, 40, "w");
+	struct pgt_proc in = ctx(300, 200, 200, 100, 40, "w"),
+			out = ctx(300, 200, 300, 100, 40, "w");
 	int i;
 
 	fork_(w, ctx(200, 100, 200, 100, 30, "bash"), in);
@@ -171,8 +173,11 @@ static void test_zombie_adopted(void **state)
 {
 	struct world *w = world();
 	struct pgt_proc p = ctx(300, 200, 200, 100, 40, "p");
-	struct pgt_reparent r = { .proc = p, .child_pid = 310, .child_start_ns = 41,
-				  .reaper_pid = 200, .reaper_tid = 200,
+	struct pgt_reparent r = { .proc = p,
+				  .child_pid = 310,
+				  .child_start_ns = 41,
+				  .reaper_pid = 200,
+				  .reaper_tid = 200,
 				  .reason = PGT_REAPER_SUBREAPER };
 
 	fork_(w, ctx(200, 100, 200, 100, 30, "bash"), p);

@@ -11,19 +11,18 @@
 #include <cmocka.h>
 #include "expect.h"
 
-static const char rules[] =
-	"# sshd's own per-connection processes\n"
-	"[sshd-session]\n"
-	"kind = setsid\n"
-	"parent_executable = /usr/sbin/sshd\n"
-	"\n"
-	"  [tmux.server]  \n"
-	"\tkind = daemonize, setsid\n"
-	"executable = /usr/bin/tmux\n"
-	"comm = tmux: *\n"
-	"[backup_1000]\n"
-	"uid = 1000\n"
-	"executable = /opt/*/backup\n";
+static const char rules[] = "# sshd's own per-connection processes\n"
+			    "[sshd-session]\n"
+			    "kind = setsid\n"
+			    "parent_executable = /usr/sbin/sshd\n"
+			    "\n"
+			    "  [tmux.server]  \n"
+			    "\tkind = daemonize, setsid\n"
+			    "executable = /usr/bin/tmux\n"
+			    "comm = tmux: *\n"
+			    "[backup_1000]\n"
+			    "uid = 1000\n"
+			    "executable = /opt/*/backup\n";
 
 /* An image of @exe, as the model keeps one. */
 static struct image *image(const char *exe)
@@ -37,8 +36,8 @@ static struct image *image(const char *exe)
 	return img;
 }
 
-static struct escape escape(enum escape_kind kind, const char *comm, __u32 uid,
-			    struct image *img, struct lineage *self)
+static struct escape escape(enum escape_kind kind, const char *comm, __u32 uid, struct image *img,
+			    struct lineage *self)
 {
 	struct escape e = { .kind = kind, .image = img, .lineage = self };
 
@@ -62,23 +61,23 @@ static void test_match(void **state)
 
 	e = escape(ESC_SETSID, "sshd", 0, sshd, &self);
 	assert_string_equal(expect__match(&l, &e), "sshd-session");
-	e.kind = ESC_DAEMONIZE;			/* not a kind the rule names */
+	e.kind = ESC_DAEMONIZE; /* not a kind the rule names */
 	assert_null(expect__match(&l, &e));
-	e = escape(ESC_SETSID, "sshd", 0, sshd, NULL);	/* no parent known */
+	e = escape(ESC_SETSID, "sshd", 0, sshd, NULL); /* no parent known */
 	assert_null(expect__match(&l, &e));
 
 	e = escape(ESC_DAEMONIZE, "tmux: server", 1000, tmux, NULL);
 	assert_string_equal(expect__match(&l, &e), "tmux.server");
-	e = escape(ESC_DAEMONIZE, "tmux", 1000, tmux, NULL);	/* comm differs */
+	e = escape(ESC_DAEMONIZE, "tmux", 1000, tmux, NULL); /* comm differs */
 	assert_null(expect__match(&l, &e));
-	e = escape(ESC_DAEMONIZE, "tmux: server", 1000, NULL, NULL);	/* no image */
+	e = escape(ESC_DAEMONIZE, "tmux: server", 1000, NULL, NULL); /* no image */
 	assert_null(expect__match(&l, &e));
 
-	e = escape(ESC_OUTLIVED_LOGIN, "backup", 1000, backup, NULL);	/* any kind */
+	e = escape(ESC_OUTLIVED_LOGIN, "backup", 1000, backup, NULL); /* any kind */
 	assert_string_equal(expect__match(&l, &e), "backup_1000");
 	e.proc.uid = 0;
 	assert_null(expect__match(&l, &e));
-	e = escape(ESC_REPARENT, "backup", 1000, deep, NULL);	/* '*' stops at '/' */
+	e = escape(ESC_REPARENT, "backup", 1000, deep, NULL); /* '*' stops at '/' */
 	assert_null(expect__match(&l, &e));
 	assert_null(expect__match(NULL, &e));
 

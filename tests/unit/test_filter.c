@@ -36,7 +36,9 @@ static void test_parse_events(void **state)
 			    "correction, lost");
 	assert_int_equal(filter__parse_events("fork,exec,exit,setsid,setpgid,subreaper,reparent,"
 					      "signal,tty_acquire,tty_release,foreground,cgroup,"
-					      "escape,survivor,correction,lost", &mask, &bad), 0);
+					      "escape,survivor,correction,lost",
+					      &mask, &bad),
+			 0);
 	assert_int_equal(__builtin_popcount(mask), 16);
 }
 
@@ -53,7 +55,7 @@ static void test_proc(void **state)
 	f.uid = 0;
 	assert_false(filter__proc(&f, &p));
 	f.uid = 1000;
-	f.comm = "bas";		/* the whole name, not a prefix */
+	f.comm = "bas"; /* the whole name, not a prefix */
 	assert_false(filter__proc(&f, &p));
 	f.comm = "bash";
 	f.has_session = true;

@@ -71,18 +71,19 @@ static void json_correction(struct sbuf *sb, const struct fmt_ctx *c, const stru
 static const char *const hostile[] = {
 	"plain",
 	"new\nline",
-	"\x1b[2J\x1b[H",		/* clear the screen */
+	"\x1b[2J\x1b[H", /* clear the screen */
 	"q\"uo'te",
 	"back\\slash",
-	"\xff\xfe\x80",			/* invalid UTF-8 */
-	"caf\xc3\xa9",			/* valid UTF-8 */
-	"\xc2\x9b" "31m",		/* C1 CSI */
+	"\xff\xfe\x80", /* invalid UTF-8 */
+	"caf\xc3\xa9",	/* valid UTF-8 */
+	"\xc2\x9b"
+	"31m", /* C1 CSI */
 	"tab\there\r",
-	"\xed\xa0\x80",			/* an encoded surrogate: invalid */
-	"0123456789abcdef",		/* all 16 bytes, no NUL */
-	"a\xe2\x80\xaetxt.exe",		/* U+202E right-to-left override */
-	"one\xe2\x80\xa8two",		/* U+2028 line separator */
-	"i\xe2\x81\xa6so\xe2\x81\xa9",	/* U+2066, U+2069: an isolate */
+	"\xed\xa0\x80",		       /* an encoded surrogate: invalid */
+	"0123456789abcdef",	       /* all 16 bytes, no NUL */
+	"a\xe2\x80\xaetxt.exe",	       /* U+202E right-to-left override */
+	"one\xe2\x80\xa8two",	       /* U+2028 line separator */
+	"i\xe2\x81\xa6so\xe2\x81\xa9", /* U+2066, U+2069: an isolate */
 };
 
 /* Raw bytes that must never reach a line: RLO, LRE..PDF, LS, PS, the isolates. */
@@ -241,8 +242,8 @@ static void test_text_hostile_comm(void **state)
 /* Columns are padded by what a terminal shows: a wide name, a combining mark. */
 static void test_text_pads_by_width(void **state)
 {
-	static const char *const names[] = { "sh", "\xe6\x97\xa5\xe6\x9c\xac",	/* 2 wide */
-					     "e\xcc\x81t\xc3\xa9" };	/* e + U+0301, é */
+	static const char *const names[] = { "sh", "\xe6\x97\xa5\xe6\x9c\xac", /* 2 wide */
+					     "e\xcc\x81t\xc3\xa9" };	       /* e + U+0301, é */
 	struct pgt_exit rec = {};
 	struct pgt_event ev = { .hdr = &rec.hdr, .exit = &rec };
 	struct sbuf sb = {};
@@ -363,8 +364,8 @@ static void test_json_exit(void **state)
 	assert_true(json_is_true(json_object_get(x, "core")));
 	x = json_object_get(j, "process");
 	assert_string_equal(json_string_value(json_object_get(x, "tty")), "pts/3");
-	assert_int_equal(json_integer_value(json_object_get(json_object_get(x, "tty_dev"),
-							    "minor")), 3);
+	assert_int_equal(
+		json_integer_value(json_object_get(json_object_get(x, "tty_dev"), "minor")), 3);
 	assert_true(json_is_null(json_object_get(x, "auid")));
 	assert_true(json_is_null(json_object_get(x, "ses")));
 	assert_int_equal(strlen(json_string_value(json_object_get(x, "entity_id"))), 16);
@@ -403,10 +404,12 @@ static void test_json_setsid_and_setpgid(void **state)
 	ss.ret = 1234;
 	fmt_event(json__record, &sb, &fc, &ev);
 	j = parse_line(&sb);
-	assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "old"), "sid")), 1100);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "old"), "sid")),
+			 1100);
 	assert_string_equal(json_string_value(json_object_get(json_object_get(j, "old"), "tty")),
 			    "pts/3");
-	assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "new"), "sid")), 1234);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "new"), "sid")),
+			 1234);
 	assert_true(json_is_null(json_object_get(json_object_get(j, "new"), "tty")));
 	assert_null(json_object_get(j, "error"));
 	json_decref(j);
@@ -525,7 +528,7 @@ static void test_ecs_documents(void **state)
 	char *jline, *eline, *jnext, *enext, want[32];
 	int i;
 
-	output__set_clock(jo, fc.boot_to_real_ns);	/* the same times in both */
+	output__set_clock(jo, fc.boot_to_real_ns); /* the same times in both */
 	output__set_clock(eo, fc.boot_to_real_ns);
 	rec.hdr.type = PGT_EXIT;
 	rec.hdr.size = sizeof(rec);
@@ -606,7 +609,7 @@ static void give_remote(void *ctx, struct lineage *entry)
 	struct login_remote *r;
 
 	(void)ctx;
-	if (entry->remote)	/* told again: read once, as the trace's hook does */
+	if (entry->remote) /* told again: read once, as the trace's hook does */
 		return;
 	r = calloc(1, sizeof(*r));
 	assert_non_null(r);
@@ -683,8 +686,9 @@ static void test_json_login(void **state)
 	j = json_of(&c, &x, PGT_EXIT, sizeof(x));
 	p = json_object_get(j, "process");
 	decode__entity_id(200, 30, eid);
-	assert_int_equal(json_integer_value(json_object_get(json_object_get(p, "session_leader"),
-							    "pid")), 200);
+	assert_int_equal(
+		json_integer_value(json_object_get(json_object_get(p, "session_leader"), "pid")),
+		200);
 	assert_string_equal(str_at(p, "session_leader", "entity_id"), eid);
 	assert_string_equal(str_at(p, "parent", "entity_id"), eid);
 	decode__entity_id(300, 40, eid);
@@ -694,8 +698,8 @@ static void test_json_login(void **state)
 	assert_string_equal(json_string_value(json_object_get(e, "type")), "sshd");
 	assert_string_equal(json_string_value(json_object_get(e, "tty")), "pts/4");
 	assert_string_equal(str_at(e, "remote", "ip"), "2001:db8::7");
-	assert_int_equal(json_integer_value(json_object_get(json_object_get(e, "remote"),
-							    "port")), 51234);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(e, "remote"), "port")),
+			 51234);
 	assert_true(json_is_true(json_object_get(p, "entry_leader_inferred")));
 	json_decref(j);
 
@@ -714,8 +718,9 @@ static void test_json_login(void **state)
 	model_rec(m, &f, PGT_FORK, sizeof(f), 10);
 	j = json_of(&c, &f, PGT_FORK, sizeof(f));
 	p = json_object_get(j, "child");
-	assert_int_equal(json_integer_value(json_object_get(json_object_get(p, "entry_leader"),
-							    "pid")), 200);
+	assert_int_equal(
+		json_integer_value(json_object_get(json_object_get(p, "entry_leader"), "pid")),
+		200);
 	assert_true(json_is_true(json_object_get(p, "entry_leader_inferred")));
 	json_decref(j);
 
@@ -885,7 +890,7 @@ static void test_output_queue_on_stalled_fifo(void **state)
 	for (p = buf; (nl = memchr(p, '\n', buf + len - p)); p = nl + 1) {
 		json_t *j = json_loadb(p, (size_t)(nl - p), 0, NULL), *l;
 
-		assert_non_null(j);	/* a whole record */
+		assert_non_null(j); /* a whole record */
 		seq = json_integer_value(json_object_get(j, "seq"));
 		l = json_object_get(j, "lost");
 		if (l && json_object_get(l, "output")) {
@@ -902,7 +907,7 @@ static void test_output_queue_on_stalled_fifo(void **state)
 		json_decref(j);
 	}
 	assert_true(first > 0 && last >= first);
-	assert_int_equal(gap, last - first + 1);	/* the gap is the one told */
+	assert_int_equal(gap, last - first + 1); /* the gap is the one told */
 	assert_int_equal((unsigned long long)gap, lost);
 	assert_true(lines > 20);
 	free(buf);

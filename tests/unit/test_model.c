@@ -31,8 +31,12 @@ static void reap(struct model *m, __u32 pid, __u64 start)
 static void reparent(struct model *m, struct pgt_proc father, __u32 child, __u64 cstart,
 		     __u32 reaper, __u32 reason)
 {
-	struct pgt_reparent r = { .proc = father, .child_pid = child, .child_start_ns = cstart,
-				  .reaper_pid = reaper, .reaper_tid = reaper, .reason = reason };
+	struct pgt_reparent r = { .proc = father,
+				  .child_pid = child,
+				  .child_start_ns = cstart,
+				  .reaper_pid = reaper,
+				  .reaper_tid = reaper,
+				  .reason = reason };
 
 	apply(m, &r, PGT_REPARENT, sizeof(r));
 }
@@ -95,7 +99,7 @@ static void test_reap_without_start_time(void **state)
 	struct model *m = base();
 
 	fork_(m, ctx(200, 100, 200, 200, 30, "bash"), ctx(300, 200, 200, 200, 40, "job"));
-	reap(m, 300, 0);		/* a thread's free, or early: not a zombie yet */
+	reap(m, 300, 0); /* a thread's free, or early: not a zombie yet */
 	assert_non_null(model__find(m, 300));
 	exit_(m, ctx(300, 200, 200, 200, 40, "job"), 0);
 	reap(m, 300, 0);
@@ -129,7 +133,7 @@ static void test_reparent_subreaper_and_init(void **state)
 	assert_string_equal(c->lineage->parent->comm, "a");
 	assert_int_equal(c->lineage->parent->parent->pid, 200);
 	reap(m, 300, 40);
-	assert_int_equal(c->lineage->parent->pid, 300);	/* kept for b */
+	assert_int_equal(c->lineage->parent->pid, 300); /* kept for b */
 
 	/* 100 exits: b goes to init. */
 	reparent(m, ctx(100, 1, 100, 100, 20, "sshd"), 301, 41, 1, PGT_REAPER_NS_INIT);
@@ -242,13 +246,14 @@ static struct mproc *orphan_of_exiting(struct model *m, char state, __u32 flags)
 {
 	fake.kid = 31000;
 	fake.parent = 30999;
-	fake.kid_ppid = 30999;		/* not reparented yet */
+	fake.kid_ppid = 30999; /* not reparented yet */
 	fake.parent_state = state;
 	fake.parent_flags = flags;
 	model__set_io(m, &(struct model_io){ .read_stat = fake_stat });
 	mismatches = 0;
 	model__set_note_fn(m, count_note, NULL);
-	fork_(m, ctx(30999, 100, 30999, 100, 30, "big"), ctx(31000, 30999, 30999, 100, 40, "sleep"));
+	fork_(m, ctx(30999, 100, 30999, 100, 30, "big"),
+	      ctx(31000, 30999, 30999, 100, 40, "sleep"));
 	reparent(m, ctx(30999, 100, 30999, 100, 30, "big"), 31000, 40, 100, PGT_REAPER_SUBREAPER);
 	return model__find(m, 31000);
 }
@@ -256,7 +261,7 @@ static struct mproc *orphan_of_exiting(struct model *m, char state, __u32 flags)
 static void test_reparent_pending_while_parent_exits(void **state)
 {
 	struct model *m = base();
-	struct mproc *c = orphan_of_exiting(m, 'R', 0x4);	/* PF_EXITING */
+	struct mproc *c = orphan_of_exiting(m, 'R', 0x4); /* PF_EXITING */
 
 	model__confirm_reparents(m, c->updated_ns + 5000000000ULL, 0);
 	assert_int_equal(c->predicted_ppid, 100);
@@ -297,7 +302,7 @@ static void test_exact_start_reaches_lineage(void **state)
 	const struct mproc *init, *kid;
 	char a[17], b[17];
 
-	model__snapshot_add(m, &r, true);	/* /proc: 12 ticks */
+	model__snapshot_add(m, &r, true); /* /proc: 12 ticks */
 	model__snapshot_done(m);
 	fork_(m, ctx(1, 0, 1, 1, 123456789, "init"), ctx(40, 1, 1, 1, 500000000, "kid"));
 	init = model__find(m, 1);
@@ -439,7 +444,7 @@ static void test_innermost_login_snapshot(void **state)
 	struct model *m = model__new();
 
 	snap(m, ctx(1, 0, 1, 1, 10, "init"));
-	snap(m, ctx(560, 550, 560, 560, 56, "bash"));	/* tty below */
+	snap(m, ctx(560, 550, 560, 560, 56, "bash")); /* tty below */
 	snap(m, ctx(570, 560, 570, 570, 57, "sleep"));
 	snap(m, ctx(510, 500, 510, 510, 51, "sshd"));
 	snap(m, on_tty(ctx(500, 1, 500, 500, 50, "bash"), 0x8806, "pts6"));
@@ -566,19 +571,18 @@ static void test_tree_rendering(void **state)
 	fork_(m, job, ctx(301, 300, 300, 200, 41, "job2"));
 	exit_(m, ctx(301, 300, 300, 200, 41, "job2"), 0);
 	tree__render(m, &o, &sb);
-	assert_string_equal(sb.buf,
-			    "session 1  leader 1 init  no tty  uid 0\n"
-			    "`- group 1\n"
-			    "   `- 1 init s  ppid 0\n"
-			    "session 100  leader 100 sshd  no tty  uid 0\n"
-			    "`- group 100\n"
-			    "   `- 100 sshd s  ppid 1\n"
-			    "session 200  leader 200 bash  tty pts/1  uid 0\n"
-			    "|- group 200\n"
-			    "|  `- 200 bash s  ppid 100\n"
-			    "`- group 300 +\n"
-			    "   `- 300 job  ppid 200\n"
-			    "      `- 301 job2 Z\n");
+	assert_string_equal(sb.buf, "session 1  leader 1 init  no tty  uid 0\n"
+				    "`- group 1\n"
+				    "   `- 1 init s  ppid 0\n"
+				    "session 100  leader 100 sshd  no tty  uid 0\n"
+				    "`- group 100\n"
+				    "   `- 100 sshd s  ppid 1\n"
+				    "session 200  leader 200 bash  tty pts/1  uid 0\n"
+				    "|- group 200\n"
+				    "|  `- 200 bash s  ppid 100\n"
+				    "`- group 300 +\n"
+				    "   `- 300 job  ppid 200\n"
+				    "      `- 301 job2 Z\n");
 	sbuf__reset(&sb);
 	o.pid = 300;
 	tree__render(m, &o, &sb);

@@ -11,8 +11,8 @@
 #include <cmocka.h>
 #include "opts.h"
 
-#define ARGV(...)	((char *[]){ "pgrptrace", __VA_ARGS__, NULL })
-#define ARGC(v)		((int)(sizeof(v) / sizeof(char *)) - 1)
+#define ARGV(...) ((char *[]){ "pgrptrace", __VA_ARGS__, NULL })
+#define ARGC(v)	  ((int)(sizeof(v) / sizeof(char *)) - 1)
 
 static void parse(int argc, char **argv, struct opts *o)
 {
@@ -64,7 +64,7 @@ static void test_repeats(void **state)
 	assert_int_equal(refused(ARGC(ARGV("--uid", "0", "--uid", "1")), v), 2);
 	v = ARGV("--comm", "a", "--comm", "b");
 	assert_int_equal(refused(ARGC(ARGV("--comm", "a", "--comm", "b")), v), 2);
-	v = ARGV("-v", "-v", "--json", "--json");	/* flags may repeat */
+	v = ARGV("-v", "-v", "--json", "--json"); /* flags may repeat */
 	parse(ARGC(ARGV("-v", "-v", "--json", "--json")), v, &o);
 	assert_int_equal(o.verbose, 2);
 	(void)state;
@@ -73,10 +73,11 @@ static void test_repeats(void **state)
 /* --tty takes what could name a terminal, and nothing else. */
 static void test_tty_forms(void **state)
 {
-	static const char *const good[] = { "pts/0", "/dev/pts/17", "tty1", "ttyS0", "console",
-					    "136:3", "null" /* a character device in /dev */ };
-	static const char *const bad[] = { "foo", "pts/", "pts/x", "pts/1x", "1:", ":1",
-					   "../tty1", "", "/dev/" };
+	static const char *const
+		good[] = { "pts/0",   "/dev/pts/17", "tty1", "ttyS0",
+			   "console", "136:3",	     "null" /* a character device in /dev */ };
+	static const char *const bad[] = { "foo", "pts/",    "pts/x", "pts/1x", "1:",
+					   ":1",  "../tty1", "",      "/dev/" };
 	struct opts o;
 	size_t i;
 

@@ -13,7 +13,7 @@
 #include "pipeline.h"
 #include "records.h"
 
-#define PTS1		((136 << 8) | 1)
+#define PTS1 ((136 << 8) | 1)
 
 /* What the pipeline handed on: each record's type and, for ttys, its fields. */
 struct seen {
@@ -21,7 +21,7 @@ struct seen {
 	__u32 type[16];
 	struct pgt_tty tty[16];
 	unsigned int causes;
-	unsigned int rcpts[16];	/* of each cause */
+	unsigned int rcpts[16]; /* of each cause */
 };
 
 static void on_event(void *ctx, const struct pgt_event *ev)
@@ -114,9 +114,13 @@ static void test_hangup_clears_session(void **state)
 	struct model *m = login();
 	struct seen seen = {};
 	struct pipeline pl;
-	struct pgt_signal r = { .proc = ctx(50, 2, 0, 0, 5, "kworker/0:1"), .group_id = 7,
-				.sig = 1, .scope = PGT_SCOPE_SESSION,
-				.cause = PGT_CAUSE_HANGUP, .target = 100, .nr = 1 };
+	struct pgt_signal r = { .proc = ctx(50, 2, 0, 0, 5, "kworker/0:1"),
+				.group_id = 7,
+				.sig = 1,
+				.scope = PGT_SCOPE_SESSION,
+				.cause = PGT_CAUSE_HANGUP,
+				.target = 100,
+				.nr = 1 };
 
 	pipeline__init(&pl, m, &ops, &seen);
 	r.rcpt[0].pid = r.rcpt[0].tid = 100;
@@ -143,7 +147,10 @@ static void test_steal_reported_for_the_victim(void **state)
 	struct seen seen = {};
 	struct pipeline pl;
 	struct pgt_tty r = { .proc = with_tty(ctx(300, 1, 300, 300, 30, "getty")),
-			     .how = PGT_TTY_TIOCSCTTY, .acquire = 1, .tty_nr = PTS1, .sid = 300 };
+			     .how = PGT_TTY_TIOCSCTTY,
+			     .acquire = 1,
+			     .tty_nr = PTS1,
+			     .sid = 300 };
 
 	pipeline__init(&pl, m, &ops, &seen);
 	strcpy(r.tty, "pts/1");
@@ -162,9 +169,14 @@ static void test_steal_reported_for_the_victim(void **state)
 /* One ^C to a foreground group of two, at @ts: record @i of 2. */
 static void ctrl_c(struct pipeline *pl, __u64 id, __u32 expect, unsigned int i, __u64 ts)
 {
-	struct pgt_signal r = { .proc = ctx(50, 2, 0, 0, 5, "kworker/0:1"), .group_id = id,
-				.sig = 2, .scope = PGT_SCOPE_GROUP, .cause = PGT_CAUSE_TTY,
-				.target = 200, .nr = 1, .expect = expect };
+	struct pgt_signal r = { .proc = ctx(50, 2, 0, 0, 5, "kworker/0:1"),
+				.group_id = id,
+				.sig = 2,
+				.scope = PGT_SCOPE_GROUP,
+				.cause = PGT_CAUSE_TTY,
+				.target = 200,
+				.nr = 1,
+				.expect = expect };
 	struct pgt_event ev;
 
 	r.rcpt[0].pid = r.rcpt[0].tid = 200 + i;
@@ -215,9 +227,15 @@ static void test_cause_ends(void **state)
 	t += 2 * SIGMERGE_COUNTED_NS;
 	ctrl_c(&pl, 4, 2, 0, t);
 	{
-		struct pgt_signal r = { .proc = ctx(50, 2, 0, 0, 5, "kworker/0:1"), .group_id = 4,
-					.sig = 2, .scope = PGT_SCOPE_GROUP, .cause = PGT_CAUSE_TTY,
-					.target = 200, .nr = 0, .expect = 2, .flags = PGT_SIG_FINAL };
+		struct pgt_signal r = { .proc = ctx(50, 2, 0, 0, 5, "kworker/0:1"),
+					.group_id = 4,
+					.sig = 2,
+					.scope = PGT_SCOPE_GROUP,
+					.cause = PGT_CAUSE_TTY,
+					.target = 200,
+					.nr = 0,
+					.expect = 2,
+					.flags = PGT_SIG_FINAL };
 		struct pgt_event ev;
 
 		as_event(&r, PGT_SIGNAL, PGT_SIGNAL_SIZE(1), t + 1000, &ev);

@@ -34,7 +34,7 @@ static int setup(void **state)
 	if (fd < 0)
 		return -1;
 	close(fd);
-	unlink(path);	/* rec__create makes it, and refuses an existing file */
+	unlink(path); /* rec__create makes it, and refuses an existing file */
 	return 0;
 }
 
@@ -200,8 +200,8 @@ static void test_version_1_is_read(void **state)
 		__u32 crc, pad;
 	} h = { .version = 1, .size = 72, .boot_to_real_ns = 42 };
 	__u64 count = 0;
-	__u32 end[2] = { 0xffffffffU, (__u32)crc32(crc32(0L, Z_NULL, 0), (void *)&count,
-						   sizeof(count)) };
+	__u32 end[2] = { 0xffffffffU,
+			 (__u32)crc32(crc32(0L, Z_NULL, 0), (void *)&count, sizeof(count)) };
 	struct rec_reader r;
 	FILE *f;
 

@@ -55,9 +55,11 @@ static void test_header(void **state)
 	/* daemon.info; nanoseconds cut to RFC 5424's microseconds. */
 	exec_record(&r, &e, "sh", "sh", 3, 658645408);
 	msg = format(&sb, &r, 7, "host", "42");
-	assert_true(strncmp(msg, "<30>1 2026-12-06T07:06:37.658645Z host pgrptrace 42 exec "
-				 "[pgrptrace@32473 schema=\"3\" seq=\"7\" kseq=\"658645408\" "
-				 "time=\"2026-12-06T07:06:37.658645408Z\" event=\"exec\" ", 155) == 0);
+	assert_true(strncmp(msg,
+			    "<30>1 2026-12-06T07:06:37.658645Z host pgrptrace 42 exec "
+			    "[pgrptrace@32473 schema=\"3\" seq=\"7\" kseq=\"658645408\" "
+			    "time=\"2026-12-06T07:06:37.658645408Z\" event=\"exec\" ",
+			    155) == 0);
 	/* The text line is the MSG. */
 	assert_non_null(strstr(msg, "] 07:06:37.658 exec"));
 	record__release(&r);
@@ -119,7 +121,7 @@ static void test_targets(void **state)
 {
 	static const struct {
 		const char *target;
-		int kind;	/* -1: refused */
+		int kind; /* -1: refused */
 	} cases[] = {
 		{ "/dev/log", SYSLOG_UNIX },
 		{ "unix:/run/x.sock", SYSLOG_UNIX },

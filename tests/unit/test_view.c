@@ -37,12 +37,12 @@ static struct model *machine(void)
 	snap(m, ctx(100, 1, 100, 100, 20, "sshd"));
 	snap(m, on_tty(ctx(200, 100, 200, 200, 30, "bash")));
 	model__snapshot_done(m);
-	fork_(m, on_tty(ctx(200, 100, 200, 200, 30, "bash")), on_tty(ctx(300, 200, 300, 200, 40,
-									 "sleep")));
-	fork_(m, on_tty(ctx(200, 100, 200, 200, 30, "bash")), on_tty(ctx(310, 200, 310, 200, 50,
-									 "sh")));
-	fork_(m, on_tty(ctx(310, 200, 310, 200, 50, "sh")), on_tty(ctx(311, 310, 310, 200, 51,
-									"cat")));
+	fork_(m, on_tty(ctx(200, 100, 200, 200, 30, "bash")),
+	      on_tty(ctx(300, 200, 300, 200, 40, "sleep")));
+	fork_(m, on_tty(ctx(200, 100, 200, 200, 30, "bash")),
+	      on_tty(ctx(310, 200, 310, 200, 50, "sh")));
+	fork_(m, on_tty(ctx(310, 200, 310, 200, 50, "sh")),
+	      on_tty(ctx(311, 310, 310, 200, 51, "cat")));
 	return m;
 }
 

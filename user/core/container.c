@@ -15,7 +15,7 @@ static const struct layout {
 	{ "cri-containerd-", "containerd" },
 	{ "crio-", "cri-o" },
 	{ "libpod-", "podman" },
-	{ "", NULL },		/* a bare id: the runtime from the parent's name */
+	{ "", NULL }, /* a bare id: the runtime from the parent's name */
 };
 
 static bool is_hex_id(const char *s, size_t len)
@@ -31,8 +31,8 @@ static bool is_hex_id(const char *s, size_t len)
 }
 
 /* Does the component @c (@len bytes) name a container? */
-static bool component_id(const char *c, size_t len, const char *parent, size_t plen,
-			 char *id, const char **runtime)
+static bool component_id(const char *c, size_t len, const char *parent, size_t plen, char *id,
+			 const char **runtime)
 {
 	size_t i, n;
 

@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define CGROUP_CONTAINER_ID_LEN	64	/* hex digits of a container id */
+#define CGROUP_CONTAINER_ID_LEN 64 /* hex digits of a container id */
 
 /*
  * The container id that @path names, in @id (65 bytes), and the runtime

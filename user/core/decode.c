@@ -22,18 +22,10 @@ static const size_t record_size[PGT_TYPE_MAX] = {
 };
 
 static const char *const type_name[PGT_TYPE_MAX] = {
-	[PGT_FORK] = "fork",
-	[PGT_EXEC] = "exec",
-	[PGT_EXIT] = "exit",
-	[PGT_SETSID] = "setsid",
-	[PGT_SETPGID] = "setpgid",
-	[PGT_SUBREAPER] = "subreaper",
-	[PGT_REPARENT] = "reparent",
-	[PGT_REAP] = "reap",
-	[PGT_SNAP] = "snapshot",
-	[PGT_SIGNAL] = "signal",
-	[PGT_TTY] = "tty",
-	[PGT_FOREGROUND] = "foreground",
+	[PGT_FORK] = "fork",	     [PGT_EXEC] = "exec",	[PGT_EXIT] = "exit",
+	[PGT_SETSID] = "setsid",     [PGT_SETPGID] = "setpgid", [PGT_SUBREAPER] = "subreaper",
+	[PGT_REPARENT] = "reparent", [PGT_REAP] = "reap",	[PGT_SNAP] = "snapshot",
+	[PGT_SIGNAL] = "signal",     [PGT_TTY] = "tty",		[PGT_FOREGROUND] = "foreground",
 	[PGT_CGROUP] = "cgroup",
 };
 
@@ -74,10 +66,13 @@ const char *decode__cause_name(unsigned int cause)
 const char *decode__tty_how_name(unsigned int how)
 {
 	static const char *const names[] = {
-		[PGT_TTY_OPEN] = "open",	   [PGT_TTY_TIOCSCTTY] = "TIOCSCTTY",
-		[PGT_TTY_TIOCNOTTY] = "TIOCNOTTY", [PGT_TTY_SETSID] = "setsid",
+		[PGT_TTY_OPEN] = "open",
+		[PGT_TTY_TIOCSCTTY] = "TIOCSCTTY",
+		[PGT_TTY_TIOCNOTTY] = "TIOCNOTTY",
+		[PGT_TTY_SETSID] = "setsid",
 		[PGT_TTY_LEADER_EXIT] = "session_leader_exit",
-		[PGT_TTY_HANGUP] = "hangup",	   [PGT_TTY_STOLEN] = "stolen",
+		[PGT_TTY_HANGUP] = "hangup",
+		[PGT_TTY_STOLEN] = "stolen",
 	};
 
 	return name_of(names, sizeof(names) / sizeof(names[0]), how);
@@ -193,7 +188,7 @@ size_t decode__exec_args(const struct pgt_exec *e, struct span *out, size_t max,
 	return n;
 }
 
-#define DELETED	" (deleted)"
+#define DELETED " (deleted)"
 
 int decode__exec_path(const struct pgt_exec *e, bool exe, char *buf, size_t size, bool *cut)
 {
@@ -208,7 +203,7 @@ int decode__exec_path(const struct pgt_exec *e, bool exe, char *buf, size_t size
 	/* Names leaf first, each NUL-terminated: write them root first. */
 	p = names + len;
 	while (p > names) {
-		name = p - 1;		/* at the NUL that ends the name before p */
+		name = p - 1; /* at the NUL that ends the name before p */
 		while (name > names && name[-1])
 			name--;
 		n = p - 1 - name;

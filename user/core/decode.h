@@ -9,13 +9,13 @@
 #include "pgrptrace.h"
 #include "sbuf.h"
 
-#define EV_JOB_CONTROL	(1U << 0)	/* a shell's job control: not an escape */
-#define EV_DERIVED	(1U << 1)	/* made by user space from another record, its cause */
+#define EV_JOB_CONTROL (1U << 0) /* a shell's job control: not an escape */
+#define EV_DERIVED     (1U << 1) /* made by user space from another record, its cause */
 
 /* A validated record; the pointers alias the ring-buffer memory. */
 struct pgt_event {
 	const struct pgt_hdr *hdr;
-	unsigned int notes;	/* EV_*: what user space concluded about it */
+	unsigned int notes; /* EV_*: what user space concluded about it */
 	union {
 		const void *raw;
 		const struct pgt_fork *fork;
@@ -35,7 +35,7 @@ struct pgt_event {
 };
 
 /* Arguments of an exec that the outputs write, at most. */
-#define PGT_ARGS_SHOWN	128
+#define PGT_ARGS_SHOWN 128
 
 /*
  * The NUL-separated arguments in @len bytes at @p: up to @max into @out,
@@ -57,17 +57,17 @@ size_t decode__exec_args(const struct pgt_exec *e, struct span *out, size_t max,
  * Returns its length, or -1 when the record has none. @size: at least
  * DECODE_PATH_SIZE for the whole of any record's path.
  */
-#define DECODE_PATH_SIZE	(PGT_EXEC_PATH_MAX + 16)	/* '/', " (deleted)", NUL */
+#define DECODE_PATH_SIZE (PGT_EXEC_PATH_MAX + 16) /* '/', " (deleted)", NUL */
 int decode__exec_path(const struct pgt_exec *e, bool exe, char *buf, size_t size, bool *cut);
 /* The path's file or directory was deleted ((deleted) in /proc), or never had one. */
 bool decode__exec_deleted(const struct pgt_exec *e, bool exe);
 
 /* What wait(2) would say about a raw exit status. */
 struct exit_info {
-	bool exited;	/* normal exit: code is valid */
-	int code;	/* WEXITSTATUS */
-	int signal;	/* WTERMSIG, 0 if none */
-	bool core;	/* WCOREDUMP */
+	bool exited; /* normal exit: code is valid */
+	int code;    /* WEXITSTATUS */
+	int signal;  /* WTERMSIG, 0 if none */
+	bool core;   /* WCOREDUMP */
 };
 
 /* The size of a record of @type, 0 for an unknown type. */

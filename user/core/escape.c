@@ -5,15 +5,15 @@
 #include "escape.h"
 
 /* How long a login's processes may take to die after its leader did. */
-#define OUTLIVE_GRACE_NS	1000000000ULL
+#define OUTLIVE_GRACE_NS    1000000000ULL
 /* An orphan this young when its parent died was double-forked away. */
-#define DAEMONIZE_WINDOW_NS	1000000000ULL
+#define DAEMONIZE_WINDOW_NS 1000000000ULL
 
 /*
  * A setsid followed this soon by a tty acquisition starts a login; a child's
  * setpgid followed this soon by its parent's on it is job control.
  */
-#define HOLD_NS			200000000ULL
+#define HOLD_NS 200000000ULL
 
 struct held {
 	struct escape e;
@@ -34,18 +34,18 @@ struct outlive_check {
  * model no longer has is pruned by escapes__tick().
  */
 struct mark {
-	__u32 pid;		/* hash key */
+	__u32 pid; /* hash key */
 	__u64 start_ns;
-	bool left_pgrp;		/* reported as leaving its home group */
-	bool outlived;		/* reported as outliving its login */
+	bool left_pgrp; /* reported as leaving its home group */
+	bool outlived;	/* reported as outliving its login */
 	UT_hash_handle hh;
 };
 
 static const char *const kind_names[] = {
-	[ESC_SETSID] = "setsid",	   [ESC_PGRP] = "pgrp",
-	[ESC_REPARENT] = "reparent",	   [ESC_DAEMONIZE] = "daemonize",
-	[ESC_TTY_DROP] = "tty_drop",	   [ESC_OUTLIVED_LOGIN] = "outlived_login",
-	[ESC_CGROUP] = "cgroup",	   [ESC_PIDNS] = "pidns",
+	[ESC_SETSID] = "setsid",     [ESC_PGRP] = "pgrp",
+	[ESC_REPARENT] = "reparent", [ESC_DAEMONIZE] = "daemonize",
+	[ESC_TTY_DROP] = "tty_drop", [ESC_OUTLIVED_LOGIN] = "outlived_login",
+	[ESC_CGROUP] = "cgroup",     [ESC_PIDNS] = "pidns",
 };
 
 const char *escape__kind_name(enum escape_kind kind)
@@ -59,7 +59,7 @@ static struct mark *mark_of(struct escapes *es, const struct mproc *p, bool crea
 	struct mark *k;
 
 	HASH_FIND(hh, es->marks, &p->ctx.pid, sizeof(p->ctx.pid), k);
-	if (k && k->start_ns != p->ctx.start_ns) {	/* an older process's */
+	if (k && k->start_ns != p->ctx.start_ns) { /* an older process's */
 		HASH_DEL(es->marks, k);
 		free(k);
 		k = NULL;
@@ -190,7 +190,7 @@ void escapes__classify(struct escapes *es, const struct model *m, struct pgt_eve
 	if (!s->target_found || s->target.sid != s->proc.sid)
 		return;
 	if (s->target.ppid == s->proc.pid && s->target.pid != s->proc.pid) {
-		ev->notes |= EV_JOB_CONTROL;	/* even when it failed */
+		ev->notes |= EV_JOB_CONTROL; /* even when it failed */
 		return;
 	}
 	ms = model__session(m, s->proc.sid);
@@ -279,9 +279,9 @@ static void on_setpgid(struct escapes *es, struct model *m, const struct pgt_eve
 	if (ev->notes & EV_JOB_CONTROL) {
 		release_held(es, m, ESC_PGRP, s->target.pid, 0);
 		if (p && s->ret == 0)
-			model__rehome(p, s->target.pgid);	/* its job is its home */
+			model__rehome(p, s->target.pgid); /* its job is its home */
 		else if (p && s->ret < 0 && p->ctx.pgid != p->born_pgid)
-			model__rehome(p, p->ctx.pgid);		/* it placed itself first */
+			model__rehome(p, p->ctx.pgid); /* it placed itself first */
 		else
 			return;
 		k = mark_of(es, p, false);
@@ -298,7 +298,7 @@ static void on_setpgid(struct escapes *es, struct model *m, const struct pgt_eve
 	escape_init(&e, m, ESC_PGRP, &s->hdr, &s->target);
 	e.from.pgid = s->old.pgid;
 	if (s->proc.pid == s->target.pid && s->target.ppid)
-		hold(es, &e);		/* its parent may place it too */
+		hold(es, &e); /* its parent may place it too */
 	else
 		emit(es, &e);
 }
@@ -318,9 +318,8 @@ static void on_reparent(struct escapes *es, const struct model *m, const struct 
 	 * right away without leading a session (the middle of a double fork;
 	 * a login shell's exit is a plain reparent).
 	 */
-	if (c->ctx.sid != c->born_sid ||
-	    (r->hdr.ts_ns - c->ctx.start_ns < DAEMONIZE_WINDOW_NS &&
-	     !(r->proc.flags & PGT_F_SESSION_LEADER)))
+	if (c->ctx.sid != c->born_sid || (r->hdr.ts_ns - c->ctx.start_ns < DAEMONIZE_WINDOW_NS &&
+					  !(r->proc.flags & PGT_F_SESSION_LEADER)))
 		kind = ESC_DAEMONIZE;
 	escape_init(&e, m, kind, &r->hdr, &c->ctx);
 	e.from.ppid = r->proc.pid;
@@ -328,8 +327,7 @@ static void on_reparent(struct escapes *es, const struct model *m, const struct 
 	emit(es, &e);
 }
 
-static void schedule_outlive_check(struct escapes *es, const struct mproc *p, __u64 ts,
-				   __u64 seq)
+static void schedule_outlive_check(struct escapes *es, const struct mproc *p, __u64 ts, __u64 seq)
 {
 	struct outlive_check *c;
 

@@ -9,14 +9,14 @@
 #include "model.h"
 
 enum escape_kind {
-	ESC_SETSID = 1,		/* a new session */
-	ESC_PGRP,		/* left its home group: where it was born or put as a job */
-	ESC_REPARENT,		/* adopted by a subreaper or init */
-	ESC_DAEMONIZE,		/* adopted, after a double fork or a setsid */
-	ESC_TTY_DROP,		/* gave up its controlling tty */
-	ESC_OUTLIVED_LOGIN,	/* alive after its login's entry leader died */
-	ESC_CGROUP,		/* moved to another cgroup */
-	ESC_PIDNS,		/* born into a new pid namespace */
+	ESC_SETSID = 1,	    /* a new session */
+	ESC_PGRP,	    /* left its home group: where it was born or put as a job */
+	ESC_REPARENT,	    /* adopted by a subreaper or init */
+	ESC_DAEMONIZE,	    /* adopted, after a double fork or a setsid */
+	ESC_TTY_DROP,	    /* gave up its controlling tty */
+	ESC_OUTLIVED_LOGIN, /* alive after its login's entry leader died */
+	ESC_CGROUP,	    /* moved to another cgroup */
+	ESC_PIDNS,	    /* born into a new pid namespace */
 };
 
 struct escape_where {
@@ -26,22 +26,22 @@ struct escape_where {
 
 struct escape {
 	enum escape_kind kind;
-	__u64 seq;			/* of the event that showed it */
+	__u64 seq; /* of the event that showed it */
 	__u64 ts_ns;
-	struct pgt_proc proc;		/* the process that escaped */
+	struct pgt_proc proc; /* the process that escaped */
 	struct escape_where from, to;
-	char detail[PGT_CGROUP_PATH_LEN];	/* cgroup path, pid namespace */
+	char detail[PGT_CGROUP_PATH_LEN]; /* cgroup path, pid namespace */
 	/*
 	 * The ancestors at birth and the login, held by the escape (counted
 	 * references): a process that exits while its escape is held keeps
 	 * its lineage in the record.
 	 */
-	struct lineage *lineage;	/* the process's own link, NULL if unknown */
-	struct lineage *entry;		/* its entry leader's link, NULL if none */
-	bool entry_inferred;		/* as mproc's */
-	struct pcgroup *cg;		/* its cgroup at the escape, NULL if unknown */
-	struct image *image;		/* what it ran at the escape, NULL if unknown */
-	const char *expected;		/* the --expected rule that names it, or NULL */
+	struct lineage *lineage; /* the process's own link, NULL if unknown */
+	struct lineage *entry;	 /* its entry leader's link, NULL if none */
+	bool entry_inferred;	 /* as mproc's */
+	struct pcgroup *cg;	 /* its cgroup at the escape, NULL if unknown */
+	struct image *image;	 /* what it ran at the escape, NULL if unknown */
+	const char *expected;	 /* the --expected rule that names it, or NULL */
 };
 
 typedef void (*escape_fn)(void *ctx, const struct escape *e);
@@ -54,9 +54,9 @@ struct escapes {
 	escape_fn fn;
 	void *ctx;
 	struct outlive_check *checks;
-	struct held *held;	/* setsids that may start a login, moves that may be jobs */
-	struct mark *marks;	/* what was already reported, by process */
-	unsigned int marks_kept;	/* after the last prune */
+	struct held *held;	 /* setsids that may start a login, moves that may be jobs */
+	struct mark *marks;	 /* what was already reported, by process */
+	unsigned int marks_kept; /* after the last prune */
 };
 
 void escapes__init(struct escapes *es, escape_fn fn, void *ctx);

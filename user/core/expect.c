@@ -21,8 +21,8 @@
 #include <string.h>
 #include "expect.h"
 
-#define EXPECT_FILE_MAX		(1 << 20)
-#define EXPECT_RULES_MAX	1024
+#define EXPECT_FILE_MAX	 (1 << 20)
+#define EXPECT_RULES_MAX 1024
 
 struct parser {
 	struct expect_list *l;
@@ -68,8 +68,10 @@ static int parse_kinds(struct parser *p, char *v, __u32 *kinds)
 			if (!strcmp(tok, escape__kind_name(k)))
 				break;
 		if (k > ESC_PIDNS)
-			return fail(p, "unknown escape kind '%s' (setsid, pgrp, reparent, daemonize, "
-				       "tty_drop, outlived_login, cgroup, pidns)", tok);
+			return fail(p,
+				    "unknown escape kind '%s' (setsid, pgrp, reparent, daemonize, "
+				    "tty_drop, outlived_login, cgroup, pidns)",
+				    tok);
 		*kinds |= 1U << k;
 	}
 	if (!*kinds)
@@ -245,8 +247,10 @@ int expect__load(struct expect_list *l, const char *path, char *err, size_t errl
 	ret = ferror(f);
 	fclose(f);
 	if (ret || len > EXPECT_FILE_MAX || memchr(text, '\0', len)) {
-		snprintf(err, errlen, "%s: %s", path, ret ? "cannot be read" :
-			 len > EXPECT_FILE_MAX ? "larger than 1 MiB" : "not a text file");
+		snprintf(err, errlen, "%s: %s", path,
+			 ret		       ? "cannot be read" :
+			 len > EXPECT_FILE_MAX ? "larger than 1 MiB" :
+						 "not a text file");
 		free(text);
 		return -1;
 	}

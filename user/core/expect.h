@@ -12,12 +12,12 @@
 #include <stddef.h>
 #include "escape.h"
 
-#define EXPECT_NAME_MAX	64
+#define EXPECT_NAME_MAX 64
 
 struct expect_rule {
 	char name[EXPECT_NAME_MAX + 1];
-	__u32 kinds;		/* a bit per enum escape_kind; 0: any */
-	char *comm;		/* patterns (fnmatch(3)); NULL: any */
+	__u32 kinds; /* a bit per enum escape_kind; 0: any */
+	char *comm;  /* patterns (fnmatch(3)); NULL: any */
 	char *executable;
 	char *parent_executable;
 	bool has_uid;

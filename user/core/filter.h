@@ -17,12 +17,12 @@
 struct filter {
 	bool has_uid;
 	__u32 uid;
-	const char *tty;	/* "pts/3" */
+	const char *tty; /* "pts/3" */
 	bool has_session;
 	__u32 session;
-	const char *comm;	/* the whole comm, as the kernel keeps it */
-	__u32 events;		/* a bit per kind (filter__parse_events()); 0: every kind */
-	bool hide_expected;	/* --hide-expected: escapes no rule of --expected names */
+	const char *comm;   /* the whole comm, as the kernel keeps it */
+	__u32 events;	    /* a bit per kind (filter__parse_events()); 0: every kind */
+	bool hide_expected; /* --hide-expected: escapes no rule of --expected names */
 };
 
 /*

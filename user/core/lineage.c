@@ -4,8 +4,7 @@
 #include "container.h"
 #include "lineage.h"
 
-struct pcgroup *pcgroup__new(const char *v2, size_t v2_len, __u64 id, const char *v1,
-			     size_t v1_len)
+struct pcgroup *pcgroup__new(const char *v2, size_t v2_len, __u64 id, const char *v1, size_t v1_len)
 {
 	size_t n2 = v2 ? strnlen(v2, v2_len) : 0, n1 = v1 ? strnlen(v1, v1_len) : 0;
 	struct pcgroup *cg = calloc(1, sizeof(*cg) + n2 + 1 + (v1 ? n1 + 1 : 0));

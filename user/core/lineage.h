@@ -13,9 +13,19 @@
 #include "pgrptrace.h"
 
 /* The one refcount: take a reference of @x (NULL stays NULL). */
-#define REF_GET(x)	({ __typeof__(x) x_ = (x); if (x_) x_->refs++; x_; })
+#define REF_GET(x)                      \
+	({                              \
+		__typeof__(x) x_ = (x); \
+		if (x_)                 \
+			x_->refs++;     \
+		x_;                     \
+	})
 /* Drop a reference of @x: true when it was the last (free it). */
-#define REF_PUT(x)	({ __typeof__(x) x_ = (x); x_ && --x_->refs == 0; })
+#define REF_PUT(x)                      \
+	({                              \
+		__typeof__(x) x_ = (x); \
+		x_ && --x_->refs == 0;  \
+	})
 
 /*
  * What a process runs: from its last exec record, or /proc at the snapshot.
@@ -23,10 +33,10 @@
  */
 struct image {
 	unsigned int refs;
-	__u32 args_len;		/* bytes at args */
-	bool args_cut;		/* the vector was longer than PGT_ARGS_MAX bytes */
-	const char *exe;	/* the executable's path, NULL if unknown */
-	const char *args;	/* the argument vector, NUL-separated, NULL if unknown */
+	__u32 args_len;	  /* bytes at args */
+	bool args_cut;	  /* the vector was longer than PGT_ARGS_MAX bytes */
+	const char *exe;  /* the executable's path, NULL if unknown */
+	const char *args; /* the argument vector, NUL-separated, NULL if unknown */
 	char data[];
 };
 
@@ -37,16 +47,16 @@ struct image {
  */
 struct pcgroup {
 	unsigned int refs;
-	__u64 id;		/* unified-hierarchy cgroup id, 0 if unknown */
-	const char *runtime;	/* the container's runtime, NULL if none or unknown */
-	char container[65];	/* the container id, "" if none */
-	const char *v1;		/* a v1 hierarchy's path, NULL if none known */
-	char v2[];		/* the unified hierarchy's path, "" if unknown */
+	__u64 id;	     /* unified-hierarchy cgroup id, 0 if unknown */
+	const char *runtime; /* the container's runtime, NULL if none or unknown */
+	char container[65];  /* the container id, "" if none */
+	const char *v1;	     /* a v1 hierarchy's path, NULL if none known */
+	char v2[];	     /* the unified hierarchy's path, "" if unknown */
 };
 
 /* Where an sshd login came from, as its entry leader's environment says. */
 struct login_remote {
-	char ip[46];		/* INET6_ADDRSTRLEN, checked by inet_pton() */
+	char ip[46]; /* INET6_ADDRSTRLEN, checked by inet_pton() */
 	__u16 port;
 };
 
@@ -54,12 +64,12 @@ struct login_remote {
 struct lineage {
 	__u32 pid;
 	__u64 start_ns;
-	__u32 tty_nr;		/* as an entry leader: its session's tty */
+	__u32 tty_nr; /* as an entry leader: its session's tty */
 	char tty[PGT_TTY_LEN];
 	char comm[PGT_COMM_LEN];
-	struct image *image;	/* what it runs as last seen, NULL if unknown */
-	struct lineage *parent;	/* the parent at birth, NULL at the root */
-	struct login_remote *remote;	/* as an sshd login's entry leader: its client */
+	struct image *image;	     /* what it runs as last seen, NULL if unknown */
+	struct lineage *parent;	     /* the parent at birth, NULL at the root */
+	struct login_remote *remote; /* as an sshd login's entry leader: its client */
 	unsigned int refs;
 };
 

@@ -14,7 +14,7 @@
 
 struct loss {
 	unsigned long long n;		/* lost and not yet told to the output */
-	unsigned long long first, last;	/* their seqs, when they had one */
+	unsigned long long first, last; /* their seqs, when they had one */
 	unsigned long long total;	/* lost in all */
 	__u64 from_ns;			/* boot time of the first untold one */
 	bool said;			/* the full queue was said on stderr */

@@ -25,13 +25,12 @@ struct tty_node {
 
 static inline struct proc_node *proc_node(struct mproc *p)
 {
-	return (struct proc_node *)p;	/* p is its node's first member */
+	return (struct proc_node *)p; /* p is its node's first member */
 }
 
 /* Every process as @p; the body may remove @p (@tmp holds the next node). */
-#define FOR_EACH_PROC_SAFE(m, p, tmp)						\
-	for ((tmp) = (m)->procs, (p) = NULL;						\
-	     (tmp) && ((p) = &(tmp)->p, (tmp) = (tmp)->hh.next, 1);)
+#define FOR_EACH_PROC_SAFE(m, p, tmp) \
+	for ((tmp) = (m)->procs, (p) = NULL; (tmp) && ((p) = &(tmp)->p, (tmp) = (tmp)->hh.next, 1);)
 
 /* The tables' entries (user/model.c): each holds its struct and a hash handle. */
 struct proc_node;
@@ -39,22 +38,22 @@ struct session_node;
 struct tty_node;
 
 struct model {
-	struct proc_node *procs;	/* by pid */
-	struct session_node *sessions;	/* by sid */
-	struct tty_node *ttys;		/* by tty_nr */
+	struct proc_node *procs;       /* by pid */
+	struct session_node *sessions; /* by sid */
+	struct tty_node *ttys;	       /* by tty_nr */
 	model_note_fn note_fn;
 	void *note_ctx;
 	struct model_io io;
 	model_entry_fn entry_fn;
 	void *entry_ctx;
-	__u64 generation;	/* bumped by every change */
-	bool resyncing;		/* snapshot records now correct the model */
-	__u32 predicted[256];	/* orphans whose new parent awaits confirmation */
+	__u64 generation;     /* bumped by every change */
+	bool resyncing;	      /* snapshot records now correct the model */
+	__u32 predicted[256]; /* orphans whose new parent awaits confirmation */
 	unsigned int npredicted;
 };
 
 /* USER_HZ: the clock tick of /proc's times where none is given. */
-#define DEFAULT_TICK_NS	10000000L
+#define DEFAULT_TICK_NS 10000000L
 
 struct model *model__new(void)
 {
@@ -167,7 +166,8 @@ static void track_tty(struct model *m, const struct mproc *p, __u32 fg_pgid)
 	struct tty_node *n;
 	struct mtty *t;
 
-	if (s && (p->ctx.flags & PGT_F_SESSION_LEADER || !s->tty_nr || p->ctx.tty_nr == s->tty_nr)) {
+	if (s &&
+	    (p->ctx.flags & PGT_F_SESSION_LEADER || !s->tty_nr || p->ctx.tty_nr == s->tty_nr)) {
 		s->tty_nr = p->ctx.tty_nr;
 		memcpy(s->tty, p->ctx.tty, sizeof(s->tty));
 	}
@@ -323,7 +323,7 @@ static struct mproc *proc_update(struct model *m, const struct pgt_proc *c, __u6
 			p->lineage->start_ns = c->start_ns;
 	}
 	if (!created && ts && ts < p->updated_ns)
-		return p;	/* older than what we know */
+		return p; /* older than what we know */
 	/* Left and joined only on a move: a session's last member keeps it. */
 	moved = created || c->sid != p->ctx.sid;
 	if (!created && moved)
@@ -334,7 +334,7 @@ static struct mproc *proc_update(struct model *m, const struct pgt_proc *c, __u6
 	if (!p->predicted_ppid || c->ppid == p->predicted_ppid) {
 		p->predicted_ppid = 0;
 	} else if (c->ppid == p->adopted_from) {
-		p->ctx.ppid = ppid;	/* read before exit_notify() moved it: keep the prediction */
+		p->ctx.ppid = ppid; /* read before exit_notify() moved it: keep the prediction */
 	} else {
 		/* Neither the old parent nor the predicted one: the kernel chose differently. */
 		note(m, NOTE_REPARENT_MISMATCH, p->ctx.pid, p->predicted_ppid, c->ppid);
@@ -364,8 +364,9 @@ static struct mproc *proc_update(struct model *m, const struct pgt_proc *c, __u6
  */
 static bool is_login_program(const char *comm)
 {
-	static const char *const names[] = { "sshd", "sshd-session", "login", "agetty",
-					     "getty", "mingetty", "su", "sudo", "in.telnetd" };
+	static const char *const names[] = { "sshd",   "sshd-session", "login",
+					     "agetty", "getty",	       "mingetty",
+					     "su",     "sudo",	       "in.telnetd" };
 	size_t i;
 
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
@@ -426,11 +427,11 @@ static void on_cgroup(struct model *m, const struct pgt_cgroup *e)
 		return;
 	}
 	if (e->hierarchy_id == 0)
-		cg = pcgroup__new(e->path, sizeof(e->path), e->cgroup_id,
-				  old ? old->v1 : NULL, PGT_CGROUP_PATH_LEN * 32);
+		cg = pcgroup__new(e->path, sizeof(e->path), e->cgroup_id, old ? old->v1 : NULL,
+				  PGT_CGROUP_PATH_LEN * 32);
 	else
-		cg = pcgroup__new(old ? old->v2 : NULL, PGT_CGROUP_PATH_LEN * 32,
-				  old ? old->id : 0, e->path, sizeof(e->path));
+		cg = pcgroup__new(old ? old->v2 : NULL, PGT_CGROUP_PATH_LEN * 32, old ? old->id : 0,
+				  e->path, sizeof(e->path));
 	if (cg) {
 		pcgroup__put(p->cg);
 		p->cg = cg;
@@ -453,7 +454,7 @@ static void on_proc_fork(struct model *m, const struct pgt_fork *e)
 		return;
 	forker = parent != child ? parent : NULL;
 	if (real_parent && real_parent != parent && real_parent != child)
-		parent = real_parent;	/* CLONE_PARENT */
+		parent = real_parent; /* CLONE_PARENT */
 	if (parent == child)
 		parent = NULL;
 	child->lineage = proc_link(child, parent ? parent->lineage : NULL);
@@ -496,7 +497,7 @@ static void on_proc_exec(struct model *m, const struct pgt_exec *e)
 		model__set_exec(p, exe[0] ? exe : NULL,
 				e->flags & PGT_EXEC_HAS_ARGS ? e->data : NULL, e->args_len,
 				e->flags & PGT_EXEC_ARGS_CUT);
-		maybe_entry(m, p);		/* sshd's session child becomes the shell */
+		maybe_entry(m, p); /* sshd's session child becomes the shell */
 	}
 }
 
@@ -682,9 +683,9 @@ void model__snapshot_add(struct model *m, const struct pgt_snap *rec, bool start
 	const struct pgt_proc *c = &rec->proc;
 	struct mproc *p = m->resyncing ? model__find(m, c->pid) : NULL;
 	bool known = p && model__same_start(p, c->start_ns);
-	bool changed = known && (p->ctx.ppid != c->ppid || p->ctx.pgid != c->pgid ||
-				 p->ctx.sid != c->sid || p->ctx.tty_nr != c->tty_nr ||
-				 p->zombie != !!(c->flags & PGT_F_ZOMBIE));
+	bool changed = known &&
+		       (p->ctx.ppid != c->ppid || p->ctx.pgid != c->pgid || p->ctx.sid != c->sid ||
+			p->ctx.tty_nr != c->tty_nr || p->zombie != !!(c->flags & PGT_F_ZOMBIE));
 
 	p = proc_update(m, c, rec->hdr.ts_ns);
 	if (!p)
@@ -711,7 +712,7 @@ static void lineage_of(struct model *m, struct mproc *p)
 	size_t n = 0, cap = 0, limit = model__count(m);
 	struct mproc **up = NULL, **nu, *q;
 
-	for (q = p; q && !q->lineage && n <= limit; ) {
+	for (q = p; q && !q->lineage && n <= limit;) {
 		if (n == cap) {
 			cap = cap ? cap * 2 : 16;
 			nu = realloc(up, cap * sizeof(*up));
@@ -723,7 +724,7 @@ static void lineage_of(struct model *m, struct mproc *p)
 		q = q->ctx.ppid && q->ctx.ppid != q->ctx.pid ? model__find(m, q->ctx.ppid) : NULL;
 	}
 	while (n--) {
-		if (!up[n]->lineage)	/* a loop visits some twice */
+		if (!up[n]->lineage) /* a loop visits some twice */
 			up[n]->lineage = proc_link(up[n], q ? q->lineage : NULL);
 		q = up[n];
 	}
@@ -769,21 +770,21 @@ void model__snapshot_done(struct model *m)
 }
 
 /* How long a reparent may wait for the kernel to catch up with it. */
-#define REPARENT_PENDING_NS	1000000000ULL
+#define REPARENT_PENDING_NS 1000000000ULL
 /*
  * ... unless /proc shows that parent still exiting (PF_EXITING, not yet a
  * zombie): freeing a large address space or closing many files comes before
  * the reparenting (exit_notify), and takes what it takes. Bounded all the same.
  */
-#define REPARENT_EXITING_NS	30000000000ULL
+#define REPARENT_EXITING_NS 30000000000ULL
 
 /* The old parent is still in do_exit, before exit_notify(). */
 static bool still_exiting(struct model *m, __u32 pid)
 {
 	struct model_stat st;
 
-	return read_stat(m, (pid_t)pid, &st) == 0 && (st.flags & PF_EXITING) &&
-	       st.state != 'Z' && st.state != 'X';
+	return read_stat(m, (pid_t)pid, &st) == 0 && (st.flags & PF_EXITING) && st.state != 'Z' &&
+	       st.state != 'X';
 }
 
 void model__confirm_reparents(struct model *m, __u64 now_ns, __u64 age_ns)
@@ -819,7 +820,8 @@ void model__confirm_reparents(struct model *m, __u64 now_ns, __u64 age_ns)
 			continue;
 		}
 		if ((__u32)st.ppid != p->ctx.ppid && st.ppid > 0) {
-			note(m, NOTE_REPARENT_MISMATCH, p->ctx.pid, p->predicted_ppid, (__u32)st.ppid);
+			note(m, NOTE_REPARENT_MISMATCH, p->ctx.pid, p->predicted_ppid,
+			     (__u32)st.ppid);
 			p->ctx.ppid = (__u32)st.ppid;
 			m->generation++;
 		}
@@ -915,7 +917,6 @@ void model__free(struct model *m)
 	model__clear(m);
 	free(m);
 }
-
 
 struct msession *model__session(const struct model *m, __u32 sid)
 {

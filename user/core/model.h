@@ -25,14 +25,14 @@ struct mproc {
 	 * identity. proc_update() in model.c is the one place that writes it.
 	 */
 	struct pgt_proc ctx;
-	bool zombie;		/* exited, not yet reaped */
-	__u32 start_tick_ns;	/* start time from /proc, to this clock tick; 0: exact */
-	__u32 exit_status;	/* raw, valid when zombie */
-	__u32 adopted_from;	/* parent before the last reparent, 0 if none */
-	__u32 predicted_ppid;	/* reparent awaiting confirmation, 0 if none */
-	__u64 updated_ns;	/* boot time of the last update */
-	struct lineage *lineage;	/* this process's own link */
-	struct lineage *entry;		/* its login's entry leader, NULL if none */
+	bool zombie;		 /* exited, not yet reaped */
+	__u32 start_tick_ns;	 /* start time from /proc, to this clock tick; 0: exact */
+	__u32 exit_status;	 /* raw, valid when zombie */
+	__u32 adopted_from;	 /* parent before the last reparent, 0 if none */
+	__u32 predicted_ppid;	 /* reparent awaiting confirmation, 0 if none */
+	__u64 updated_ns;	 /* boot time of the last update */
+	struct lineage *lineage; /* this process's own link */
+	struct lineage *entry;	 /* its login's entry leader, NULL if none */
 	/*
 	 * entry was read from the process tree at the snapshot (or after lost
 	 * records), or inherited from a parent whose entry was: a process that
@@ -40,44 +40,44 @@ struct mproc {
 	 * login's start, or the process's birth into it, was seen.
 	 */
 	bool entry_inferred;
-	struct pcgroup *cg;		/* its cgroup, NULL if unknown */
-	__u32 born_sid, born_pgid;	/* where it was born (or first seen, or put as a job) */
-	bool uncertain;			/* corrected by a resync after lost events */
-	bool seen;			/* in the snapshot being taken */
+	struct pcgroup *cg;	   /* its cgroup, NULL if unknown */
+	__u32 born_sid, born_pgid; /* where it was born (or first seen, or put as a job) */
+	bool uncertain;		   /* corrected by a resync after lost events */
+	bool seen;		   /* in the snapshot being taken */
 };
 
 struct msession {
-	__u32 sid;		/* hash key */
+	__u32 sid; /* hash key */
 	__u32 members;
-	__u32 tty_nr;		/* controlling tty, 0 if none */
-	__u32 released_tty;	/* lost for the whole session: contexts still
+	__u32 tty_nr;	    /* controlling tty, 0 if none */
+	__u32 released_tty; /* lost for the whole session: contexts still
 				   showing it were read before the kernel
 				   cleared it */
 	char tty[PGT_TTY_LEN];
-	__u64 leader_start_ns;	/* the leader's start, kept after it exits; 0 if unseen */
+	__u64 leader_start_ns; /* the leader's start, kept after it exits; 0 if unseen */
 };
 
 struct mtty {
-	__u32 tty_nr;		/* hash key */
-	__u32 sid;		/* session it controls */
-	__u32 fg_pgid;		/* foreground process group */
+	__u32 tty_nr;  /* hash key */
+	__u32 sid;     /* session it controls */
+	__u32 fg_pgid; /* foreground process group */
 	char name[PGT_TTY_LEN];
 };
 
 /* Something the model noticed while applying an event. */
 enum model_note_kind {
-	NOTE_REPARENT_MISMATCH = 1,	/* the kernel chose another parent */
-	NOTE_RESYNC_ADDED,		/* a resync found a process the model missed */
-	NOTE_RESYNC_CHANGED,		/* a resync corrected a process */
-	NOTE_RESYNC_REMOVED,		/* a resync found a process gone */
-	NOTE_ZOMBIE_GONE,		/* a zombie /proc no longer has, its reap unseen */
+	NOTE_REPARENT_MISMATCH = 1, /* the kernel chose another parent */
+	NOTE_RESYNC_ADDED,	    /* a resync found a process the model missed */
+	NOTE_RESYNC_CHANGED,	    /* a resync corrected a process */
+	NOTE_RESYNC_REMOVED,	    /* a resync found a process gone */
+	NOTE_ZOMBIE_GONE,	    /* a zombie /proc no longer has, its reap unseen */
 };
 
 struct model_note {
 	enum model_note_kind kind;
 	__u32 pid;
-	__u32 expected;		/* predicted ppid */
-	__u32 actual;		/* observed ppid */
+	__u32 expected; /* predicted ppid */
+	__u32 actual;	/* observed ppid */
 };
 
 typedef void (*model_note_fn)(void *ctx, const struct model_note *note);
@@ -85,7 +85,7 @@ typedef void (*model_note_fn)(void *ctx, const struct model_note *note);
 struct model_stat {
 	__u32 ppid;
 	__u32 flags;			/* PF_* */
-	unsigned long long start_ticks;	/* clock ticks since boot */
+	unsigned long long start_ticks; /* clock ticks since boot */
 	char state;			/* R, S, Z, ... */
 };
 
@@ -98,7 +98,7 @@ struct model_io {
 	int (*read_stat)(pid_t pid, struct model_stat *st);
 	/* A process's cgroup now, a new reference; NULL: cgroups from records only. */
 	struct pcgroup *(*read_cgroup)(pid_t pid);
-	long tick_ns;			/* /proc's clock tick; 0: USER_HZ's 10 ms */
+	long tick_ns; /* /proc's clock tick; 0: USER_HZ's 10 ms */
 };
 /* Told of each new entry leader, while its process is alive (tracing, not replay). */
 typedef void (*model_entry_fn)(void *ctx, struct lineage *entry);

@@ -29,6 +29,6 @@ void p_err(const char *fmt, ...)
 	if (redirect)
 		redirect(redirect_ctx, text);
 	else
-		fprintf(stderr, "pgrptrace: %s\n", text);	/* one write: a line stays whole */
+		fprintf(stderr, "pgrptrace: %s\n", text); /* one write: a line stays whole */
 	free(text);
 }

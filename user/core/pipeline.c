@@ -22,8 +22,7 @@ static void on_escape(void *ctx, const struct escape *e)
 		pl->ops->escape(pl->ctx, &named);
 }
 
-void pipeline__init(struct pipeline *pl, struct model *m, const struct pipeline_ops *ops,
-		    void *ctx)
+void pipeline__init(struct pipeline *pl, struct model *m, const struct pipeline_ops *ops, void *ctx)
 {
 	memset(pl, 0, sizeof(*pl));
 	pl->model = m;

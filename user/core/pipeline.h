@@ -24,11 +24,11 @@ struct pipeline_ops {
 };
 
 struct pipeline {
-	struct model *model;		/* not owned */
-	struct sigmerge sigs;		/* signal causes being assembled */
-	struct escapes escapes;		/* escape detection */
-	unsigned int skip_type;		/* testing aid: this type skips the model */
-	const struct expect_list *expect;	/* --expected, or NULL */
+	struct model *model;		  /* not owned */
+	struct sigmerge sigs;		  /* signal causes being assembled */
+	struct escapes escapes;		  /* escape detection */
+	unsigned int skip_type;		  /* testing aid: this type skips the model */
+	const struct expect_list *expect; /* --expected, or NULL */
 	const struct pipeline_ops *ops;
 	void *ctx;
 };
@@ -56,7 +56,7 @@ __u64 pipeline__oldest_open(const struct pipeline *pl);
  * held: under a flood the ring buffer may have lost a cause's final record,
  * and waiting for it a second would hold hundreds of megabytes of lines.
  */
-#define PIPELINE_HOLD_MAX	(8U << 20)
+#define PIPELINE_HOLD_MAX (8U << 20)
 __u64 pipeline__hold_point(struct pipeline *pl, size_t held);
 
 #endif /* __PIPELINE_H */

@@ -56,8 +56,8 @@ static void take_model_view(struct proc_view *v, const struct model *m, const st
 
 	if (!p)
 		return;
-	take_view(v, m, p, mp ? model__image(mp) : NULL, mp ? mp->entry : NULL,
-		  mp ? mp->cg : NULL, mp != NULL, mp && mp->entry_inferred);
+	take_view(v, m, p, mp ? model__image(mp) : NULL, mp ? mp->entry : NULL, mp ? mp->cg : NULL,
+		  mp != NULL, mp && mp->entry_inferred);
 }
 
 static void put_view(struct proc_view *v)
@@ -135,12 +135,11 @@ static void take_proc(struct record *r, const struct model *m, const struct mpro
 	lineage__get(r->mp.proc.entry);
 	pcgroup__get(r->mp.proc.cg);
 	r->mp.has_proc = true;
-	take_view(&r->views[0], m, &p->ctx, model__image(p), p->entry,
-		  p->cg, true, p->entry_inferred);
+	take_view(&r->views[0], m, &p->ctx, model__image(p), p->entry, p->cg, true,
+		  p->entry_inferred);
 }
 
-void record__survivor(struct record *r, const struct model *m, const struct mproc *p,
-		      __u64 now_ns)
+void record__survivor(struct record *r, const struct model *m, const struct mproc *p, __u64 now_ns)
 {
 	init(r, RECORD_SURVIVOR, now_ns);
 	memset(&r->mp, 0, sizeof(r->mp));
@@ -212,7 +211,7 @@ static size_t payload_size(const struct record *r)
 	}
 }
 
-#define ALIGN8(n)	(((n) + 7) & ~(size_t)7)
+#define ALIGN8(n) (((n) + 7) & ~(size_t)7)
 
 size_t record__held_size(const struct record *r)
 {
@@ -235,7 +234,7 @@ size_t record__hold(struct record *r, struct sbuf *arena)
 	if (pay)
 		memcpy((char *)(h + 1), from, pay);
 	arena->len = off + record__held_size(r);
-	r->kind = 0;	/* its references are the held copy's now */
+	r->kind = 0; /* its references are the held copy's now */
 	return off;
 }
 
@@ -254,22 +253,16 @@ struct record *record__at(struct sbuf *arena, size_t off)
 }
 
 static const struct record_kind_info kinds[] = {
-	{ "fork", 6, "start" },
-	{ "exec", 6, "start" },
-	{ "exit", 6, "end" },
-	{ "setsid", 6, "change" },
-	{ "setpgid", 6, "change" },
-	{ "subreaper", 6, "change" },
-	{ "reparent", 6, "change" },
-	{ "signal", 6, "info" },
-	{ "tty_acquire", 6, "change" },
-	{ "tty_release", 6, "change" },
-	{ "foreground", 6, "change" },
-	{ "cgroup", 6, "change" },
-	{ "escape", 4, "change" },	/* warning */
-	{ "survivor", 5, "info" },	/* notice */
-	{ "correction", 5, "change" },	/* notice */
-	{ "lost", 3, "info" },		/* err: what was asked for is incomplete */
+	{ "fork", 6, "start" },		{ "exec", 6, "start" },
+	{ "exit", 6, "end" },		{ "setsid", 6, "change" },
+	{ "setpgid", 6, "change" },	{ "subreaper", 6, "change" },
+	{ "reparent", 6, "change" },	{ "signal", 6, "info" },
+	{ "tty_acquire", 6, "change" }, { "tty_release", 6, "change" },
+	{ "foreground", 6, "change" },	{ "cgroup", 6, "change" },
+	{ "escape", 4, "change" },     /* warning */
+	{ "survivor", 5, "info" },     /* notice */
+	{ "correction", 5, "change" }, /* notice */
+	{ "lost", 3, "info" },	       /* err: what was asked for is incomplete */
 };
 
 const struct record_kind_info *record__kind(unsigned int i)
@@ -277,8 +270,7 @@ const struct record_kind_info *record__kind(unsigned int i)
 	return i < sizeof(kinds) / sizeof(kinds[0]) ? &kinds[i] : NULL;
 }
 
-const struct record_kind_info *record__kind_by_name(const char *name, size_t len,
-						    unsigned int *i)
+const struct record_kind_info *record__kind_by_name(const char *name, size_t len, unsigned int *i)
 {
 	unsigned int k;
 

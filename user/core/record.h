@@ -18,22 +18,22 @@
 #include "sigmerge.h"
 
 enum record_kind {
-	RECORD_EVENT = 1,	/* a kernel record (or one user space derived from one) */
-	RECORD_SIGNAL,		/* a signal cause, its records merged */
+	RECORD_EVENT = 1, /* a kernel record (or one user space derived from one) */
+	RECORD_SIGNAL,	  /* a signal cause, its records merged */
 	RECORD_ESCAPE,
-	RECORD_SURVIVOR,	/* a process alive at the end of a command */
-	RECORD_CORRECTION,	/* a process a resync added, corrected or removed */
+	RECORD_SURVIVOR,   /* a process alive at the end of a command */
+	RECORD_CORRECTION, /* a process a resync added, corrected or removed */
 	RECORD_LOST,
 };
 
 /* Losses seen since the previous lost record. */
 struct lost_info {
-	__u64 by_type[PGT_TYPE_MAX];	/* failed reserves per record type */
-	__u64 total;			/* events known to be missing */
-	__u64 from_ns, to_ns;		/* boot-time window of the loss */
+	__u64 by_type[PGT_TYPE_MAX]; /* failed reserves per record type */
+	__u64 total;		     /* events known to be missing */
+	__u64 from_ns, to_ns;	     /* boot-time window of the loss */
 	/* Or records one output could not take (its queue was full): */
-	const char *output;		/* its name (-o's path, "output"); NULL: the kernel's loss */
-	__u64 first_seq, last_seq;	/* the seqs it missed, first and last */
+	const char *output;	   /* its name (-o's path, "output"); NULL: the kernel's loss */
+	__u64 first_seq, last_seq; /* the seqs it missed, first and last */
 };
 
 /* A process's leaders, as a record names them. */
@@ -50,15 +50,15 @@ enum leader {
  * The pointers are counted references the record holds.
  */
 struct proc_view {
-	struct image *image;	/* NULL: unknown */
-	struct lineage *entry;	/* NULL: none, or unknown */
-	bool known;		/* the model knew the process */
-	bool entry_inferred;	/* entry read from the tree, not seen */
-	struct pcgroup *cg;	/* NULL: unknown */
+	struct image *image;   /* NULL: unknown */
+	struct lineage *entry; /* NULL: none, or unknown */
+	bool known;	       /* the model knew the process */
+	bool entry_inferred;   /* entry read from the tree, not seen */
+	struct pcgroup *cg;    /* NULL: unknown */
 	/* The entry leader's name and image then: an exec changes its lineage's. */
 	char entry_comm[PGT_COMM_LEN];
 	struct image *entry_image;
-	unsigned int leaders;	/* bit per enum leader: its start is known */
+	unsigned int leaders; /* bit per enum leader: its start is known */
 	__u64 leader_start[LEADER_MAX];
 };
 
@@ -68,28 +68,28 @@ bool view__leader_id(const struct proc_view *v, const struct pgt_proc *p, enum l
 
 struct record {
 	enum record_kind kind;
-	bool derived;		/* made from another record, written after it, naming its seq */
-	bool has_cause_seq;	/* derived: the seq of its cause is known */
-	__u64 seq;		/* its number in the output: set when its turn comes */
-	__u64 cause_seq;	/* derived: its cause's seq, if has_cause_seq */
-	__u64 ts_ns;		/* boot time: the kernel record's, or when it was made */
+	bool derived;	    /* made from another record, written after it, naming its seq */
+	bool has_cause_seq; /* derived: the seq of its cause is known */
+	__u64 seq;	    /* its number in the output: set when its turn comes */
+	__u64 cause_seq;    /* derived: its cause's seq, if has_cause_seq */
+	__u64 ts_ns;	    /* boot time: the kernel record's, or when it was made */
 	/*
 	 * views[0]: the record's process (a signal's sender, an escape's
 	 * process); views[1]: a fork's child, a setpgid's target.
 	 */
 	struct proc_view views[2];
 	union {
-		struct pgt_event ev;		/* RECORD_EVENT */
-		struct sig_cause sig;		/* RECORD_SIGNAL: rcpt in the payload when held */
-		struct escape esc;		/* RECORD_ESCAPE */
-		struct {			/* RECORD_SURVIVOR, RECORD_CORRECTION */
-			struct mproc proc;	/* as it was, with its own references */
-			bool has_proc;		/* a correction's process is shown */
+		struct pgt_event ev;	   /* RECORD_EVENT */
+		struct sig_cause sig;	   /* RECORD_SIGNAL: rcpt in the payload when held */
+		struct escape esc;	   /* RECORD_ESCAPE */
+		struct {		   /* RECORD_SURVIVOR, RECORD_CORRECTION */
+			struct mproc proc; /* as it was, with its own references */
+			bool has_proc;	   /* a correction's process is shown */
 			struct model_note note;
 		} mp;
-		struct lost_info lost;		/* RECORD_LOST */
+		struct lost_info lost; /* RECORD_LOST */
 	};
-	size_t payload;		/* bytes after the struct when held: the event, the recipients */
+	size_t payload; /* bytes after the struct when held: the event, the recipients */
 };
 
 /*
@@ -101,8 +101,7 @@ struct record {
 void record__event(struct record *r, const struct model *m, const struct pgt_event *ev);
 void record__signal(struct record *r, const struct model *m, const struct sig_cause *c);
 void record__escape(struct record *r, const struct model *m, const struct escape *e);
-void record__survivor(struct record *r, const struct model *m, const struct mproc *p,
-		      __u64 now_ns);
+void record__survivor(struct record *r, const struct model *m, const struct mproc *p, __u64 now_ns);
 /* @p: the process as it is now, NULL when removed. */
 void record__correction(struct record *r, const struct model *m, const struct model_note *n,
 			const struct mproc *p, __u64 now_ns);
@@ -126,15 +125,14 @@ void record__release(struct record *r);
  */
 struct record_kind_info {
 	const char *name;
-	int severity;		/* syslog(3)'s: 3 err, 4 warning, 5 notice, 6 info */
-	const char *ecs_type;	/* ECS event.type: "start", "end", "change", "info" */
+	int severity;	      /* syslog(3)'s: 3 err, 4 warning, 5 notice, 6 info */
+	const char *ecs_type; /* ECS event.type: "start", "end", "change", "info" */
 };
 
 /* Kind @i (0, 1, ...), or NULL past the last. */
 const struct record_kind_info *record__kind(unsigned int i);
 /* The kind named @name (@len bytes), or NULL; its index in *@i. */
-const struct record_kind_info *record__kind_by_name(const char *name, size_t len,
-						    unsigned int *i);
+const struct record_kind_info *record__kind_by_name(const char *name, size_t len, unsigned int *i);
 
 /* "fork", "tty_acquire", "signal", "escape", ...: the record's "event". */
 const char *record__name(const struct record *r);

@@ -46,7 +46,7 @@ void sbuf__put_slow(struct sbuf *sb, const void *data, size_t len)
 {
 	if (!sbuf__grow(sb, len))
 		return;
-	if (len)	/* an empty buffer's data may be NULL */
+	if (len) /* an empty buffer's data may be NULL */
 		memcpy(sb->buf + sb->len, data, len);
 	sb->len += len;
 	sb->buf[sb->len] = '\0';
@@ -172,9 +172,8 @@ static unsigned int utf8_cp(const unsigned char *s, size_t len)
  */
 static bool cp_invisible(unsigned int cp)
 {
-	return cp == 0x061c || (cp >= 0x200b && cp <= 0x200f) ||
-	       (cp >= 0x2028 && cp <= 0x202e) || (cp >= 0x2060 && cp <= 0x206f) ||
-	       cp == 0xfeff || (cp >= 0xfff9 && cp <= 0xfffb);
+	return cp == 0x061c || (cp >= 0x200b && cp <= 0x200f) || (cp >= 0x2028 && cp <= 0x202e) ||
+	       (cp >= 0x2060 && cp <= 0x206f) || cp == 0xfeff || (cp >= 0xfff9 && cp <= 0xfffb);
 }
 
 /* Terminal columns of a printable code point: wcwidth() of a UTF-8 locale. */
@@ -244,7 +243,8 @@ bool sbuf__put_json_str(struct sbuf *sb, const char *str, size_t max)
 	sbuf__putc(sb, '"');
 	while (i < n) {
 		/* Printable ASCII, the common case, in runs. */
-		for (l = i; l < n && s[l] >= 0x20 && s[l] < 0x7f && s[l] != '"' && s[l] != '\\'; l++)
+		for (l = i; l < n && s[l] >= 0x20 && s[l] < 0x7f && s[l] != '"' && s[l] != '\\';
+		     l++)
 			;
 		if (l > i) {
 			sbuf__put(sb, s + i, l - i);
@@ -253,7 +253,7 @@ bool sbuf__put_json_str(struct sbuf *sb, const char *str, size_t max)
 		}
 		l = utf8__seq_len(s + i, n - i);
 		if (l == 0) {
-			sbuf__puts(sb, "\xef\xbf\xbd");	/* U+FFFD */
+			sbuf__puts(sb, "\xef\xbf\xbd"); /* U+FFFD */
 			replaced = true;
 			l = 1;
 		} else if (l > 1 && cp_invisible(utf8_cp(s + i, l))) {

@@ -11,7 +11,7 @@ struct sbuf {
 	char *buf;
 	size_t len;
 	size_t cap;
-	bool oom;	/* an allocation failed: the contents are incomplete */
+	bool oom; /* an allocation failed: the contents are incomplete */
 };
 
 void sbuf__reset(struct sbuf *sb);

@@ -43,8 +43,7 @@ static void copy_rcpts(struct sig_rcpt *to, const struct pgt_signal *rec, unsign
 	}
 }
 
-void sigmerge__add(struct sigmerge *sm, const struct pgt_signal *rec,
-		   const struct mproc *sender)
+void sigmerge__add(struct sigmerge *sm, const struct pgt_signal *rec, const struct mproc *sender)
 {
 	struct image *image = sender ? model__image(sender) : NULL;
 	struct lineage *entry = sender ? sender->entry : NULL;
@@ -57,9 +56,15 @@ void sigmerge__add(struct sigmerge *sm, const struct pgt_signal *rec,
 		/* The common case, a whole cause in one record: no allocation. */
 		struct sig_rcpt rcpt[PGT_SIG_RCPTS];
 		struct sig_cause one = {
-			.first = *rec, .rcpt = rcpt, .nr = nr, .cap = PGT_SIG_RCPTS,
-			.flags = rec->flags, .ret = rec->ret, .last_ts = rec->hdr.ts_ns,
-			.image = image, .entry = entry,	/* borrowed for the call */
+			.first = *rec,
+			.rcpt = rcpt,
+			.nr = nr,
+			.cap = PGT_SIG_RCPTS,
+			.flags = rec->flags,
+			.ret = rec->ret,
+			.last_ts = rec->hdr.ts_ns,
+			.image = image,
+			.entry = entry, /* borrowed for the call */
 			.known = sender != NULL,
 			.entry_inferred = sender && sender->entry_inferred,
 			.cg = sender ? sender->cg : NULL,
@@ -96,7 +101,7 @@ void sigmerge__add(struct sigmerge *sm, const struct pgt_signal *rec,
 		c->rcpt = grown;
 		c->cap = cap;
 	}
-	if (nr) {		/* a record without recipients leaves rcpt NULL */
+	if (nr) { /* a record without recipients leaves rcpt NULL */
 		copy_rcpts(c->rcpt + c->nr, rec, nr);
 		c->nr += nr;
 	}

@@ -22,8 +22,7 @@ static void take_line(char *line, struct cgroup_paths *cp)
 		return;
 	if (!strncmp(line, "0::", 3)) {
 		memcpy(cp->v2, path, len + 1);
-	} else if (!strncmp(ctl, ":name=systemd:", 14) ||
-		   (!cp->v1[0] && strcmp(path, "/"))) {
+	} else if (!strncmp(ctl, ":name=systemd:", 14) || (!cp->v1[0] && strcmp(path, "/"))) {
 		memcpy(cp->v1, path, len + 1);
 	}
 }

@@ -11,8 +11,8 @@
 
 /* A process's cgroups as /proc/PID/cgroup lists them. */
 struct cgroup_paths {
-	char v2[4096];		/* the unified hierarchy's path, "" if not listed */
-	char v1[4096];		/* a v1 hierarchy's: name=systemd's, else the first not "/" */
+	char v2[4096]; /* the unified hierarchy's path, "" if not listed */
+	char v1[4096]; /* a v1 hierarchy's: name=systemd's, else the first not "/" */
 };
 
 /* Reads /proc/PID/cgroup. Returns 0, or -errno when the process is gone. */

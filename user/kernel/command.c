@@ -30,7 +30,7 @@ int command__spawn(struct command *c, char **argv, bool stdout_to_stderr)
 	if (c->pid == 0) {
 		close(pfd[1]);
 		if (read(pfd[0], &x, 1) != 1)
-			_exit(127);	/* the tracer failed to start */
+			_exit(127); /* the tracer failed to start */
 		if (stdout_to_stderr && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
 			_exit(126);
 		signal(SIGPIPE, SIG_DFL);

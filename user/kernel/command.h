@@ -12,10 +12,10 @@
 #include <sys/types.h>
 
 struct command {
-	pid_t pid;		/* 0 until spawned */
-	int release_fd;		/* the held child's pipe, -1 once released */
-	int status;		/* as waitpid() gives it, valid when done */
-	bool done;		/* reaped */
+	pid_t pid;	/* 0 until spawned */
+	int release_fd; /* the held child's pipe, -1 once released */
+	int status;	/* as waitpid() gives it, valid when done */
+	bool done;	/* reaped */
 };
 
 /*

@@ -28,11 +28,11 @@ const char *hooks__level_name(enum hook_level level)
 }
 
 #if defined(__x86_64__)
-#define SYSCALL_FN(name)	"__x64_sys_" name
+#define SYSCALL_FN(name) "__x64_sys_" name
 #elif defined(__aarch64__)
-#define SYSCALL_FN(name)	"__arm64_sys_" name
+#define SYSCALL_FN(name) "__arm64_sys_" name
 #else
-#define SYSCALL_FN(name)	"sys_" name
+#define SYSCALL_FN(name) "sys_" name
 #endif
 
 /* The syscall hooks, as --check names them: tracepoints, or fentry/fexit. */
@@ -62,10 +62,10 @@ static struct {
 	char missing[128];
 } sys_hooks[SYS_HOOKS];
 
-#define MAX_SYS_PROGS	10
+#define MAX_SYS_PROGS 10
 
 /* A program of the skeleton, by its place in struct pgrptrace_bpf. */
-#define PROG(name)	offsetof(struct pgrptrace_bpf, progs.name)
+#define PROG(name) offsetof(struct pgrptrace_bpf, progs.name)
 
 static struct bpf_program *prog_at(struct pgrptrace_bpf *skel, size_t off)
 {
@@ -141,10 +141,13 @@ const char *hooks__sys_hook(enum sys_hook h, enum hook_level level, const char *
 	return sys_hook_names[h].tp;
 }
 
-#define PROGS3(name)	{ PROG(name), PROG(name), PROG(name##_raw), PROG(name##_tp) }
+#define PROGS3(name)                                                      \
+	{                                                                 \
+		PROG(name), PROG(name), PROG(name##_raw), PROG(name##_tp) \
+	}
 
 /* What the syscall tracepoints cost against fentry/fexit. */
-#define SYSCALL_TP_LOSS \
+#define SYSCALL_TP_LOSS                                                                \
 	"nothing traced, but every syscall of every task takes the slow path while a " \
 	"syscall tracepoint is attached"
 
@@ -156,37 +159,44 @@ const char *hooks__sys_hook(enum sys_hook h, enum hook_level level, const char *
  */
 static const struct hook_def {
 	const char *event;
-	size_t prog[HOOK_LEVELS];		/* PROG(); 0: a syscall group */
-	const char *loses[HOOK_LEVELS];		/* NULL: nothing */
-	int sys;				/* enum sys_hook + 1 */
+	size_t prog[HOOK_LEVELS];	/* PROG(); 0: a syscall group */
+	const char *loses[HOOK_LEVELS]; /* NULL: nothing */
+	int sys;			/* enum sys_hook + 1 */
 } hook_defs[] = {
-	{ .event = "fork", .prog = PROGS3(sched_process_fork),
+	{ .event = "fork",
+	  .prog = PROGS3(sched_process_fork),
 	  .loses = { [HOOK_TRACEPOINT] = "the child is found on its parent's lists; a fork racing "
 					 "another by the same parent can be missed" } },
 	{ .event = "exec", .prog = PROGS3(sched_process_exec) },
 	{ .event = "exit, reparent", .prog = PROGS3(sched_process_exit) },
-	{ .event = "reap", .prog = PROGS3(sched_process_free),
+	{ .event = "reap",
+	  .prog = PROGS3(sched_process_free),
 	  .loses = { [HOOK_TRACEPOINT] = "no start time: a reap is applied only to a process seen "
 					 "exiting" } },
 	{ .event = "tty lost by an exiting leader",
 	  .prog = { PROG(disassociate_ctty), PROG(sched_process_exit), PROG(sched_process_exit_raw),
 		    PROG(sched_process_exit_tp) },
 	  .loses = { [HOOK_TP_BTF] = "predicted at exit, just before the kernel does it" } },
-	{ .event = "signal", .prog = PROGS3(signal_generate),
+	{ .event = "signal",
+	  .prog = PROGS3(signal_generate),
 	  .loses = { [HOOK_TRACEPOINT] = "the recipient is looked up by pid; one already gone is "
 					 "missed" } },
-	{ .event = "cgroup", .prog = PROGS3(cgroup_attach_task),
+	{ .event = "cgroup",
+	  .prog = PROGS3(cgroup_attach_task),
 	  .loses = { [HOOK_TRACEPOINT] = "the task is looked up by pid; one already gone is "
 					 "missed" } },
-	{ .event = "setsid, setpgid, subreaper", .sys = SYS_HOOK_GROUPS + 1,
+	{ .event = "setsid, setpgid, subreaper",
+	  .sys = SYS_HOOK_GROUPS + 1,
 	  .loses = { [HOOK_TP_BTF] = SYSCALL_TP_LOSS } },
-	{ .event = "tty acquire, release, foreground", .sys = SYS_HOOK_TTY + 1,
+	{ .event = "tty acquire, release, foreground",
+	  .sys = SYS_HOOK_TTY + 1,
 	  .loses = { [HOOK_TP_BTF] = SYSCALL_TP_LOSS } },
-	{ .event = "signal causes (kill family)", .sys = SYS_HOOK_KILL + 1,
+	{ .event = "signal causes (kill family)",
+	  .sys = SYS_HOOK_KILL + 1,
 	  .loses = { [HOOK_TP_BTF] = SYSCALL_TP_LOSS } },
 };
 
-#define NHOOKS	(sizeof(hook_defs) / sizeof(hook_defs[0]))
+#define NHOOKS (sizeof(hook_defs) / sizeof(hook_defs[0]))
 
 /* A program's attach point as --check names it: classic tracepoints in full. */
 static void hook_name(const struct bpf_program *prog, char *buf, size_t len)
@@ -275,14 +285,16 @@ void hooks__select(struct pgrptrace_bpf *skel, enum hook_level level, bool loop,
 
 		for (j = 0; j < MAX_SYS_PROGS; j++) {
 			if (sys_progs[h].tp[j])
-				bpf_program__set_autoload(prog_at(skel, sys_progs[h].tp[j]), !fentry);
+				bpf_program__set_autoload(prog_at(skel, sys_progs[h].tp[j]),
+							  !fentry);
 			if (sys_progs[h].fe[j])
-				bpf_program__set_autoload(prog_at(skel, sys_progs[h].fe[j]), fentry);
+				bpf_program__set_autoload(prog_at(skel, sys_progs[h].fe[j]),
+							  fentry);
 		}
 		if (verbose && level == HOOK_FENTRY)
-			p_err("%s%s%s",
-				fentry ? sys_hook_names[h].fentry : sys_hook_names[h].tp,
-				fentry ? "" : ": fentry would need ", fentry ? "" : sys_hooks[h].missing);
+			p_err("%s%s%s", fentry ? sys_hook_names[h].fentry : sys_hook_names[h].tp,
+			      fentry ? "" : ": fentry would need ",
+			      fentry ? "" : sys_hooks[h].missing);
 	}
 	skel->rodata->leader_tty_at_fentry = level == HOOK_FENTRY;
 }

@@ -9,18 +9,18 @@ struct pgrptrace_bpf;
 
 /* How the lifecycle, signal and cgroup events are hooked, best first. */
 enum hook_level {
-	HOOK_FENTRY,	/* tp_btf, plus fentry where a tracepoint can only predict */
-	HOOK_TP_BTF,	/* BTF-typed tracepoints */
-	HOOK_RAW_TP,	/* raw tracepoints: same data, probe reads */
-	HOOK_TRACEPOINT,	/* classic tracepoints: tasks found from pids and lists */
+	HOOK_FENTRY,	 /* tp_btf, plus fentry where a tracepoint can only predict */
+	HOOK_TP_BTF,	 /* BTF-typed tracepoints */
+	HOOK_RAW_TP,	 /* raw tracepoints: same data, probe reads */
+	HOOK_TRACEPOINT, /* classic tracepoints: tasks found from pids and lists */
 	HOOK_LEVELS,
 };
 
 /* The syscalls hooked by tracepoints, or at the fentry level by fentry/fexit. */
 enum sys_hook {
-	SYS_HOOK_GROUPS,	/* setsid, setpgid, prctl(PR_SET_CHILD_SUBREAPER) */
-	SYS_HOOK_TTY,		/* tty ioctls, the open that acquires a tty */
-	SYS_HOOK_KILL,		/* kill, tkill, tgkill, rt_sigqueueinfo, pidfd_send_signal */
+	SYS_HOOK_GROUPS, /* setsid, setpgid, prctl(PR_SET_CHILD_SUBREAPER) */
+	SYS_HOOK_TTY,	 /* tty ioctls, the open that acquires a tty */
+	SYS_HOOK_KILL,	 /* kill, tkill, tgkill, rt_sigqueueinfo, pidfd_send_signal */
 	SYS_HOOKS,
 };
 
@@ -36,10 +36,10 @@ const char *hooks__sys_hook(enum sys_hook h, enum hook_level level, const char *
 struct hook_row {
 	const char *event;
 	const char *at[HOOK_LEVELS];
-	const char *loses[HOOK_LEVELS];	/* against the level above; NULL: nothing */
+	const char *loses[HOOK_LEVELS]; /* against the level above; NULL: nothing */
 	const char *fentry_missing;	/* kept its syscall tracepoints: the function BTF lacks */
 };
-#define MAX_HOOK_ROWS	16
+#define MAX_HOOK_ROWS 16
 /*
  * The kinds of event and their hooks, from the table hooks__select()
  * enables, with the section names of @skel's programs (syscall groups as

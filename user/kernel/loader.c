@@ -25,9 +25,9 @@
 #include "pgrptrace_nofetch.skel.h"
 #include "msg.h"
 
-#define TRACEFS_MAGIC	0x74726163
-#define TRACEFS_PATH	"/sys/kernel/tracing"
-#define VMLINUX_BTF	"/sys/kernel/btf/vmlinux"
+#define TRACEFS_MAGIC 0x74726163
+#define TRACEFS_PATH  "/sys/kernel/tracing"
+#define VMLINUX_BTF   "/sys/kernel/btf/vmlinux"
 
 /*
  * -v's level, and the first warning of a load: libbpf's print callback
@@ -78,9 +78,9 @@ static int ensure_tracefs(struct loader *l)
 		return 0;
 	if (mount("tracefs", TRACEFS_PATH, "tracefs", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL)) {
 		p_err("cannot mount tracefs on %s: %s: the syscall tracepoints "
-			"(setsid, setpgid, prctl) need it; mount it with 'mount -t tracefs "
-			"tracefs %s'",
-			TRACEFS_PATH, strerror(errno), TRACEFS_PATH);
+		      "(setsid, setpgid, prctl) need it; mount it with 'mount -t tracefs "
+		      "tracefs %s'",
+		      TRACEFS_PATH, strerror(errno), TRACEFS_PATH);
 		return -1;
 	}
 	l->mounted_tracefs = true;
@@ -90,7 +90,7 @@ static int ensure_tracefs(struct loader *l)
 }
 
 /* Threads in a signalling syscall at once, where sigacc is a hash (before 5.11). */
-#define SIGACC_THREADS	4096
+#define SIGACC_THREADS 4096
 
 /*
  * Testing aid: PGRPTRACE_TEST_FAULT=<level>|all makes the exec programs of
@@ -125,13 +125,12 @@ static void load_failure(struct loader *l, const struct bpf_program *prog, const
 	if (quiet) {
 		if (verbosity)
 			p_err("%s hooks do not load here (%s), trying the next",
-				hooks__level_name(level), l->failure);
+			      hooks__level_name(level), l->failure);
 		return;
 	}
 	p_err("%s", l->failure);
 	if (prog && verbosity)
-		p_err("the verifier's log of %s:\n%s", bpf_program__name(prog),
-			log);
+		p_err("the verifier's log of %s:\n%s", bpf_program__name(prog), log);
 	else if (!verbosity)
 		p_err("run with -v for the verifier log");
 }
@@ -179,7 +178,7 @@ static int open_and_load(struct loader *l, const struct loader_cfg *cfg, enum ho
 	__u64 t0 = mono_ms();
 	int err;
 
-		skel = open_skel(&oo);
+	skel = open_skel(&oo);
 	if (!skel) {
 		p_err("cannot open BPF object: %s", strerror(errno));
 		return -1;
@@ -285,11 +284,9 @@ static int start_level(struct loader *l, const struct loader_cfg *cfg, enum hook
 	if (probes__level_missing(level, why, sizeof(why))) {
 		snprintf(l->failure, sizeof(l->failure), "%s", why);
 		if (!quiet)
-			p_err("cannot use %s hooks here: %s",
-				hooks__level_name(level), why);
+			p_err("cannot use %s hooks here: %s", hooks__level_name(level), why);
 		else if (verbosity)
-			p_err("%s hooks: %s, trying the next",
-				hooks__level_name(level), why);
+			p_err("%s hooks: %s, trying the next", hooks__level_name(level), why);
 		return -1;
 	}
 	if (open_and_load(l, cfg, level, !getenv("PGRPTRACE_TEST_NO_ITER"), quiet))
@@ -302,8 +299,8 @@ static int start_level(struct loader *l, const struct loader_cfg *cfg, enum hook
 	if (!quiet)
 		p_err("%s", l->failure);
 	else if (verbosity)
-		p_err("%s hooks do not attach here (%s), trying the next",
-			hooks__level_name(level), l->failure);
+		p_err("%s hooks do not attach here (%s), trying the next", hooks__level_name(level),
+		      l->failure);
 	loader__stop(l);
 	return -1;
 }
@@ -325,23 +322,23 @@ int loader__start(struct loader *l, const struct loader_cfg *cfg)
 
 	if (!probes__caps()) {
 		p_err("cannot trace: permission denied: run as root, or "
-				"with CAP_BPF, CAP_PERFMON and CAP_SYS_ADMIN");
+		      "with CAP_BPF, CAP_PERFMON and CAP_SYS_ADMIN");
 		return -1;
 	}
 	if (cfg->btf_path && access(cfg->btf_path, R_OK)) {
-		p_err("cannot read BTF %s: %s", cfg->btf_path,
-			strerror(errno));
+		p_err("cannot read BTF %s: %s", cfg->btf_path, strerror(errno));
 		return -1;
 	}
 	if (access(VMLINUX_BTF, R_OK)) {
 		p_err("cannot read BTF %s: %s: the kernel needs "
-				"CONFIG_DEBUG_INFO_BTF=y",
-			VMLINUX_BTF, strerror(errno));
+		      "CONFIG_DEBUG_INFO_BTF=y",
+		      VMLINUX_BTF, strerror(errno));
 		return -1;
 	}
 	if (forced && parse_level(forced, &level)) {
 		p_err("bad PGRPTRACE_HOOKS '%s': use fentry, tp_btf, raw_tp "
-				"or tracepoint", forced);
+		      "or tracepoint",
+		      forced);
 		return -1;
 	}
 	if (ensure_tracefs(l))
@@ -360,9 +357,9 @@ int loader__start(struct loader *l, const struct loader_cfg *cfg)
 	}
 	if (verbosity)
 		p_err("attached with %s hooks (open %llu ms, load %llu ms, "
-				"attach %llu ms)", hooks__level_name(l->level),
-			(unsigned long long)l->t_open_ms, (unsigned long long)l->t_load_ms,
-			(unsigned long long)l->t_attach_ms);
+		      "attach %llu ms)",
+		      hooks__level_name(l->level), (unsigned long long)l->t_open_ms,
+		      (unsigned long long)l->t_load_ms, (unsigned long long)l->t_attach_ms);
 	return 0;
 }
 
@@ -428,8 +425,7 @@ void loader__stop(struct loader *l)
 	if (l->skel)
 		detach_all(l);
 	if (verbosity > 1 && l->skel)
-		p_err("detached in %llu ms",
-			(unsigned long long)(mono_ms() - t0));
+		p_err("detached in %llu ms", (unsigned long long)(mono_ms() - t0));
 	bpf_link__destroy(l->iter_link);
 	l->iter_link = NULL;
 	pgrptrace_bpf__destroy(l->skel);

@@ -9,23 +9,23 @@
 #include "pgrptrace.h"
 
 struct loader_cfg {
-	__u32 self_tgid;	/* never reported */
-	bool filter;		/* report only tgids added with loader__trace() */
-	__u64 wakeup_bytes;	/* batch wakeups below this many pending bytes */
-	__u64 wakeup_idle_ns;	/* ... unless none for this long; 0: batch */
-	__u32 ringbuf_bytes;	/* ring buffer size, a power of two */
-	const char *btf_path;	/* BTF for CO-RE instead of the kernel's */
-	int verbose;		/* 0 quiet, 1 libbpf info, 2 libbpf debug */
-	__u32 signal_mode;	/* 0 none, 1 group, 2 all */
+	__u32 self_tgid;      /* never reported */
+	bool filter;	      /* report only tgids added with loader__trace() */
+	__u64 wakeup_bytes;   /* batch wakeups below this many pending bytes */
+	__u64 wakeup_idle_ns; /* ... unless none for this long; 0: batch */
+	__u32 ringbuf_bytes;  /* ring buffer size, a power of two */
+	const char *btf_path; /* BTF for CO-RE instead of the kernel's */
+	int verbose;	      /* 0 quiet, 1 libbpf info, 2 libbpf debug */
+	__u32 signal_mode;    /* 0 none, 1 group, 2 all */
 };
 
 struct loader {
 	struct pgrptrace_bpf *skel;
 	enum hook_level level;
 	bool mounted_tracefs;
-	bool has_iter;		/* the iter/task snapshot program loaded */
-	struct bpf_link *iter_link;	/* its link, made at the first snapshot */
-	char failure[256];	/* why the last level did not start, in one line */
+	bool has_iter;		    /* the iter/task snapshot program loaded */
+	struct bpf_link *iter_link; /* its link, made at the first snapshot */
+	char failure[256];	    /* why the last level did not start, in one line */
 	/* Where start-up time goes, for -v: open, load (verifier included), attach. */
 	__u64 t_open_ms, t_load_ms, t_attach_ms;
 };

@@ -172,5 +172,6 @@ void loader__fill_work_funcs(struct pgrptrace_bpf *skel, bool verbose)
 	fclose(f);
 	if (verbose && found < 2)
 		p_err("/proc/kallsyms names %d of the tty's work functions: "
-				"a tty's signals may be reported as the kernel's", found);
+		      "a tty's signals may be reported as the kernel's",
+		      found);
 }

@@ -66,7 +66,7 @@ int privs__drop(const struct privs_user *u)
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
 		return -errno;
 	if (setuid(0) == 0)
-		return -EPERM;	/* still able to become root: not dropped */
+		return -EPERM; /* still able to become root: not dropped */
 	return 0;
 }
 
@@ -84,9 +84,9 @@ int privs__become(const struct privs_user *u, int (*still_allowed)(const void *c
 	err = still_allowed(ctx);
 	if (err) {
 		p_err("as %s, this kernel refuses bpf() on pgrptrace's own "
-				"maps (%s; kernel.unprivileged_bpf_disabled): the loss counters "
-				"and the re-reading after a loss need it; run without --user",
-			u->name, strerror(-err));
+		      "maps (%s; kernel.unprivileged_bpf_disabled): the loss counters "
+		      "and the re-reading after a loss need it; run without --user",
+		      u->name, strerror(-err));
 		return -1;
 	}
 	/* logrotate moves -o FILE and SIGHUP reopens it: as the user, in its directory. */
@@ -97,15 +97,14 @@ int privs__become(const struct privs_user *u, int (*still_allowed)(const void *c
 			*(slash == dir ? slash + 1 : slash) = '\0';
 		if (!dir || access(slash ? dir : ".", W_OK | X_OK)) {
 			p_err("as %s, cannot create files in %s: -o FILE is "
-					"reopened there on SIGHUP (logrotate)", u->name,
-				slash ? dir : ".");
+			      "reopened there on SIGHUP (logrotate)",
+			      u->name, slash ? dir : ".");
 			free(dir);
 			return -1;
 		}
 		free(dir);
 	}
 	if (verbose)
-		p_err("now running as %s (uid %u), no capabilities",
-			u->name, (unsigned int)u->uid);
+		p_err("now running as %s (uid %u), no capabilities", u->name, (unsigned int)u->uid);
 	return 0;
 }

@@ -10,7 +10,7 @@
 #include <sys/types.h>
 
 struct privs_user {
-	char *name;		/* malloc'd */
+	char *name; /* malloc'd */
 	uid_t uid;
 	gid_t gid;
 };

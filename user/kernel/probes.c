@@ -52,8 +52,11 @@ static bool probe_atomic_fetch(void)
 	const struct bpf_insn insns[] = {
 		{ .code = BPF_ST | BPF_MEM | BPF_DW, .dst_reg = BPF_REG_10, .off = -8, .imm = 0 },
 		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_1, .imm = 1 },
-		{ .code = BPF_STX | BPF_ATOMIC | BPF_DW, .dst_reg = BPF_REG_10,
-		  .src_reg = BPF_REG_1, .off = -8, .imm = BPF_ADD | BPF_FETCH },
+		{ .code = BPF_STX | BPF_ATOMIC | BPF_DW,
+		  .dst_reg = BPF_REG_10,
+		  .src_reg = BPF_REG_1,
+		  .off = -8,
+		  .imm = BPF_ADD | BPF_FETCH },
 		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
 		{ .code = BPF_JMP | BPF_EXIT },
 	};
@@ -75,8 +78,8 @@ const struct features *probes__features(bool verbose)
 		return &kfeat;
 	probed = true;
 	vmlinux = probes__kernel_btf();
-	kfeat.task_from_pid = vmlinux &&
-		btf__find_by_name_kind(vmlinux, "bpf_task_from_pid", BTF_KIND_FUNC) > 0;
+	kfeat.task_from_pid =
+		vmlinux && btf__find_by_name_kind(vmlinux, "bpf_task_from_pid", BTF_KIND_FUNC) > 0;
 	kfeat.loop = libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE, BPF_FUNC_loop, NULL) > 0;
 	kfeat.snprintf = libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE, BPF_FUNC_snprintf, NULL) > 0;
 	kfeat.task_storage = libbpf_probe_bpf_map_type(BPF_MAP_TYPE_TASK_STORAGE, NULL) > 0;
@@ -95,10 +98,10 @@ const struct features *probes__features(bool verbose)
 	}
 	if (verbose)
 		p_err("kernel offers: bpf_task_from_pid %s, bpf_loop %s, "
-				"bpf_snprintf %s, task storage %s, atomic fetch %s",
-			kfeat.task_from_pid ? "yes" : "no", kfeat.loop ? "yes" : "no",
-			kfeat.snprintf ? "yes" : "no", kfeat.task_storage ? "yes" : "no",
-			kfeat.atomic_fetch ? "yes" : "no");
+		      "bpf_snprintf %s, task storage %s, atomic fetch %s",
+		      kfeat.task_from_pid ? "yes" : "no", kfeat.loop ? "yes" : "no",
+		      kfeat.snprintf ? "yes" : "no", kfeat.task_storage ? "yes" : "no",
+		      kfeat.atomic_fetch ? "yes" : "no");
 	return &kfeat;
 }
 
@@ -106,8 +109,9 @@ const struct features *probes__features(bool verbose)
 int probes__level_missing(enum hook_level level, char *why, size_t len)
 {
 	if (level == HOOK_TRACEPOINT && !probes__features(false)->task_from_pid) {
-		snprintf(why, len, "needs kfunc bpf_task_from_pid (Linux 6.2), which this "
-				   "kernel lacks");
+		snprintf(why, len,
+			 "needs kfunc bpf_task_from_pid (Linux 6.2), which this "
+			 "kernel lacks");
 		return -1;
 	}
 	return 0;

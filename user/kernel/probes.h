@@ -11,11 +11,11 @@ struct btf;
 
 /* What the kernel offers that the programs can do without, as probed. */
 struct features {
-	bool task_from_pid;	/* kfunc bpf_task_from_pid (6.2): the tracepoint level */
-	bool loop;		/* bpf_loop (5.17); else bounded loops */
-	bool snprintf;		/* bpf_snprintf (5.13); else /proc/kallsyms */
-	bool task_storage;	/* task storage (5.11); else an LRU hash */
-	bool atomic_fetch;	/* atomic fetch-and-add (5.12); else the boot clock numbers */
+	bool task_from_pid; /* kfunc bpf_task_from_pid (6.2): the tracepoint level */
+	bool loop;	    /* bpf_loop (5.17); else bounded loops */
+	bool snprintf;	    /* bpf_snprintf (5.13); else /proc/kallsyms */
+	bool task_storage;  /* task storage (5.11); else an LRU hash */
+	bool atomic_fetch;  /* atomic fetch-and-add (5.12); else the boot clock numbers */
 };
 
 /* Probed at the first call (said with @verbose), the same after. */

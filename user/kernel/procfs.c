@@ -12,8 +12,8 @@
 #include "procfs.h"
 #include "model.h"
 
-int procfs__read_exec(pid_t pid, char *exe, size_t exe_size, char *args, size_t size,
-		      size_t *len, bool *cut)
+int procfs__read_exec(pid_t pid, char *exe, size_t exe_size, char *args, size_t size, size_t *len,
+		      bool *cut)
 {
 	char path[64], more;
 	ssize_t n;
@@ -155,7 +155,7 @@ int procfs__descendants(pid_t root, pid_t **out)
 }
 
 /* The environment's first bytes: sshd puts SSH_CONNECTION near the start. */
-#define ENVIRON_READ	65536
+#define ENVIRON_READ 65536
 
 static int parse_ssh_connection(const char *v, char *ip, size_t ip_size, __u16 *port)
 {

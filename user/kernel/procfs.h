@@ -13,7 +13,7 @@ struct proc_stat {
 	__u32 tty_nr;
 	__u32 flags;			/* PF_* */
 	__u32 uid;			/* owner of /proc/PID */
-	unsigned long long start_ticks;	/* clock ticks since boot */
+	unsigned long long start_ticks; /* clock ticks since boot */
 	char state;			/* R, S, Z, ... */
 	char comm[16];
 };
@@ -29,8 +29,8 @@ int procfs__model_stat(pid_t pid, struct model_stat *st);
  * @size bytes of /proc/PID/cmdline into @args, their number in *len, *cut if
  * there were more. Returns 0, or -errno when the process is gone.
  */
-int procfs__read_exec(pid_t pid, char *exe, size_t exe_size, char *args, size_t size,
-		      size_t *len, bool *cut);
+int procfs__read_exec(pid_t pid, char *exe, size_t exe_size, char *args, size_t size, size_t *len,
+		      bool *cut);
 
 /*
  * The client of an sshd login: SSH_CONNECTION ("IP PORT IP PORT") in

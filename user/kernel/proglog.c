@@ -12,7 +12,7 @@
  * a long log is not cut short into ENOSPC; mapped without reserve, only the
  * pages a log fills cost memory.
  */
-#define PROG_LOG_SIZE	(UINT32_MAX >> 8)
+#define PROG_LOG_SIZE (UINT32_MAX >> 8)
 
 void proglog__set(struct prog_logs *pl, struct bpf_object *obj)
 {
@@ -36,7 +36,7 @@ void proglog__set(struct prog_logs *pl, struct bpf_object *obj)
 
 /* The program whose load failed: the one with a log; NULL if none has (an object-level failure). */
 struct bpf_program *proglog__failed(const struct prog_logs *pl, struct bpf_object *obj,
-			       const char **log)
+				    const char **log)
 {
 	struct bpf_program *prog;
 	size_t n = 0;

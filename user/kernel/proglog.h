@@ -12,7 +12,7 @@ struct bpf_object;
 struct bpf_program;
 
 struct prog_logs {
-	char *base;		/* NULL: no buffers, the failing program unknown */
+	char *base; /* NULL: no buffers, the failing program unknown */
 	size_t len;
 };
 

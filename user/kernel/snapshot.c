@@ -87,10 +87,10 @@ static void exec_from_proc(struct model *m)
 	bool cut;
 
 	model__for_each_proc(m, p) {
-		if (!p->lineage || p->lineage->image || p->zombie ||
-		    (p->ctx.flags & PGT_F_KTHREAD))
+		if (!p->lineage || p->lineage->image || p->zombie || (p->ctx.flags & PGT_F_KTHREAD))
 			continue;
-		if (procfs__read_exec(p->ctx.pid, exe, sizeof(exe), args, sizeof(args), &len, &cut) ||
+		if (procfs__read_exec(p->ctx.pid, exe, sizeof(exe), args, sizeof(args), &len,
+				      &cut) ||
 		    procfs__read_stat(p->ctx.pid, &st) ||
 		    p->ctx.start_ns / tick_ns != st.start_ticks)
 			continue;
@@ -102,7 +102,7 @@ static void exec_from_proc(struct model *m)
 struct cg_seen {
 	struct pcgroup *cg;
 	UT_hash_handle hh;
-	char key[];		/* v2 path, '\n', v1 path */
+	char key[]; /* v2 path, '\n', v1 path */
 };
 
 /*
@@ -157,7 +157,7 @@ int snapshot__take(struct loader *l, struct model *m)
 	n = loader__snapshot(l, &recs);
 	if (n == -EOPNOTSUPP) {
 		p_err("task iterators are not available: taking the "
-				"snapshot from /proc (racy, no subreaper flags)");
+		      "snapshot from /proc (racy, no subreaper flags)");
 		n = from_proc(m, false);
 	} else if (n >= 0) {
 		for (i = 0; i < n; i++)
@@ -191,8 +191,7 @@ int snapshot__seed_filter(struct loader *l, pid_t root, bool filtering)
 	/* A thread's id reaches kill(2) and /proc, but the filter is by process. */
 	n = procfs__tgid(root);
 	if (n > 0 && n != root) {
-		p_err("%d is a thread of process %d: give -p %d", root,
-			n, n);
+		p_err("%d is a thread of process %d: give -p %d", root, n, n);
 		return -1;
 	}
 	if (!filtering)
@@ -200,8 +199,7 @@ int snapshot__seed_filter(struct loader *l, pid_t root, bool filtering)
 	loader__trace(l, root);
 	n = procfs__descendants(root, &kids);
 	if (n < 0) {
-		p_err("cannot list the descendants of %d: %s", root,
-			strerror(-n));
+		p_err("cannot list the descendants of %d: %s", root, strerror(-n));
 		return -1;
 	}
 	for (i = 0; i < n; i++)

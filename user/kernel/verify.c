@@ -8,9 +8,9 @@
 #include "verify.h"
 #include "msg.h"
 
-#define VERIFY_TRIES		25
-#define VERIFY_TRIES_EXITING	500
-#define VERIFY_WAIT_MS		20
+#define VERIFY_TRIES	     25
+#define VERIFY_TRIES_EXITING 500
+#define VERIFY_WAIT_MS	     20
 
 static void diff(struct sbuf *r, struct verify_result *res, pid_t pid, const char *field,
 		 long long model, long long proc)
@@ -87,8 +87,8 @@ unsigned int verify__settled(struct model *m, void (*settle)(void *ctx), void *c
 	size_t from = report->len;
 	int i, err = 0;
 
-	for (i = 0; i < VERIFY_TRIES ||
-		    (i < VERIFY_TRIES_EXITING && model__pending_reparents(m)); i++) {
+	for (i = 0; i < VERIFY_TRIES || (i < VERIFY_TRIES_EXITING && model__pending_reparents(m));
+	     i++) {
 		settle(ctx);
 		/* Pending only while the old parent may still be in do_exit: bounded. */
 		model__confirm_reparents(m, clock_ns(CLOCK_BOOTTIME), 0);

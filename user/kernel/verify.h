@@ -7,7 +7,7 @@
 #include "sbuf.h"
 
 struct verify_result {
-	unsigned int processes;		/* processes in /proc */
+	unsigned int processes; /* processes in /proc */
 	unsigned int differences;
 };
 

@@ -12,20 +12,20 @@
 #include "format.h"
 #include "jsonw.h"
 
-#define ECS_VERSION	"8.11.0"
+#define ECS_VERSION "8.11.0"
 
 /* What the ECS fields of one record are made of. */
 struct ecs_subject {
-	const char *action;		/* the native "event" */
-	__u64 ts_ns;			/* the native "time" */
-	const struct pgt_proc *proc;	/* NULL: the record has no process */
-	const struct lineage *entry;	/* the login, where the record names it */
-	const struct pgt_exec *exec;	/* an exec: the executable */
-	const struct image *image;	/* else what the process runs, where known */
-	const struct pgt_exit *exit;	/* an exit: its code */
-	const struct pcgroup *cg;	/* its cgroup, where known */
-	const struct proc_view *view;	/* what the model knew of proc */
-	__u64 seq;			/* the record's */
+	const char *action;	      /* the native "event" */
+	__u64 ts_ns;		      /* the native "time" */
+	const struct pgt_proc *proc;  /* NULL: the record has no process */
+	const struct lineage *entry;  /* the login, where the record names it */
+	const struct pgt_exec *exec;  /* an exec: the executable */
+	const struct image *image;    /* else what the process runs, where known */
+	const struct pgt_exit *exit;  /* an exit: its code */
+	const struct pcgroup *cg;     /* its cgroup, where known */
+	const struct proc_view *view; /* what the model knew of proc */
+	__u64 seq;		      /* the record's */
 };
 
 static const char *event_type(const char *action)
@@ -126,7 +126,7 @@ static void ecs_string(struct jsonw *w, const char *name, const char *s, size_t 
  */
 static void ecs_args(struct jsonw *w, const struct span *args, size_t n)
 {
-	char line[PGT_ARGS_MAX + PGT_ARGS_SHOWN];	/* the arguments and the blanks between */
+	char line[PGT_ARGS_MAX + PGT_ARGS_SHOWN]; /* the arguments and the blanks between */
 	size_t i, len;
 
 	jsonw_name(w, "args");
@@ -234,8 +234,8 @@ static void ecs_process(struct jsonw *w, const struct fmt_ctx *fc, const struct 
 				   strlen(s->view->entry_image->exe) + 1);
 		fmt__rfc3339(fc, s->entry->start_ns, when, sizeof(when));
 		jsonw_plain_field(w, "start", when);
-		jsonw_bool_field(w, "same_as_process", s->entry->pid == p->pid &&
-							 s->entry->start_ns == p->start_ns);
+		jsonw_bool_field(w, "same_as_process",
+				 s->entry->pid == p->pid && s->entry->start_ns == p->start_ns);
 		jsonw_name(w, "entry_meta");
 		jsonw_start_object(w);
 		jsonw_plain_field(w, "type", fmt__entry_type(s->entry));

@@ -4,7 +4,7 @@
 #include <time.h>
 #include "format.h"
 
-#define YEAR_9999_END	253402300799LL	/* the last second RFC 3339 can write */
+#define YEAR_9999_END 253402300799LL /* the last second RFC 3339 can write */
 
 void fmt__split_time(const struct fmt_ctx *fc, __u64 boot_ns, time_t *secs, long *nsec)
 {

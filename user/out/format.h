@@ -11,14 +11,14 @@
 #include "jsonw.h"
 #include "record.h"
 
-#define PGT_SCHEMA_VERSION	3
+#define PGT_SCHEMA_VERSION 3
 
 struct fmt_ctx {
-	__s64 boot_to_real_ns;	/* CLOCK_REALTIME - CLOCK_BOOTTIME at start */
-	const struct host_id *host;	/* the traced machine; NULL: "host" is null */
-	bool utc;		/* text mode: UTC instead of local time */
-	bool dated;		/* text mode: times with the date (-o, --utc) */
-	bool color;		/* text mode: ANSI colour for escapes */
+	__s64 boot_to_real_ns;	    /* CLOCK_REALTIME - CLOCK_BOOTTIME at start */
+	const struct host_id *host; /* the traced machine; NULL: "host" is null */
+	bool utc;		    /* text mode: UTC instead of local time */
+	bool dated;		    /* text mode: times with the date (-o, --utc) */
+	bool color;		    /* text mode: ANSI colour for escapes */
 };
 
 /* An sshd login's client, from @entry's environment at its start, or NULL. */

@@ -10,14 +10,14 @@
 
 #include <stddef.h>
 
-#define HOST_NAME_LEN	72	/* a host name is at most 64 bytes */
-#define HOST_ID_LEN	40	/* 32 hex digits (machine-id), 36 (boot id) */
+#define HOST_NAME_LEN 72 /* a host name is at most 64 bytes */
+#define HOST_ID_LEN   40 /* 32 hex digits (machine-id), 36 (boot id) */
 
 struct host_id {
-	char name[HOST_NAME_LEN];	/* "" if unknown */
-	char machine_id[HOST_ID_LEN];	/* "" if unknown */
-	char boot_id[HOST_ID_LEN];	/* "" if unknown */
-	char json[640];			/* {"name":...,"id":...,"boot_id":...}, escaped */
+	char name[HOST_NAME_LEN];     /* "" if unknown */
+	char machine_id[HOST_ID_LEN]; /* "" if unknown */
+	char boot_id[HOST_ID_LEN];    /* "" if unknown */
+	char json[640];		      /* {"name":...,"id":...,"boot_id":...}, escaped */
 	size_t json_len;
 };
 

@@ -15,13 +15,13 @@
 #include "sink.h"
 #include "msg.h"
 
-#define JOURNAL_SOCKET	"/run/systemd/journal/socket"
-#define NAME_MAX_LEN	64	/* journald drops longer field names */
+#define JOURNAL_SOCKET "/run/systemd/journal/socket"
+#define NAME_MAX_LEN   64 /* journald drops longer field names */
 
 struct journal {
-	struct sbuf line;	/* a record's text line, then its JSON */
-	struct sbuf fields;	/* "NAME=value" after one another */
-	size_t *ends;		/* where each field ends in fields */
+	struct sbuf line;   /* a record's text line, then its JSON */
+	struct sbuf fields; /* "NAME=value" after one another */
+	size_t *ends;	    /* where each field ends in fields */
 	size_t nfields, cap;
 	struct iovec *iov;
 	unsigned long long failed;
@@ -68,7 +68,8 @@ static bool field_name(char *name, const struct field *s)
 			char c = s->path[d][i];
 
 			name[len++] = c >= 'a' && c <= 'z' ? (char)(c - 'a' + 'A') :
-				      (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ? c : '_';
+				      (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ? c :
+											 '_';
 		}
 	}
 	name[len] = '\0';
@@ -122,7 +123,8 @@ static int journal_send(void *ctx, const struct sink_msg *msg)
 	if (r < 0) {
 		if (!j->failed)
 			p_err("journal: cannot send: %s; counting the "
-					"records it misses", strerror(-r));
+			      "records it misses",
+			      strerror(-r));
 		if (!j->first_err)
 			j->first_err = r;
 		j->failed++;
@@ -135,8 +137,8 @@ static void journal_close(void *ctx)
 	struct journal *j = ctx;
 
 	if (j->failed)
-		p_err("journal: %llu records could not be sent (%s)",
-			j->failed, strerror(-j->first_err));
+		p_err("journal: %llu records could not be sent (%s)", j->failed,
+		      strerror(-j->first_err));
 	sbuf__free(&j->fields);
 	sbuf__free(&j->line);
 	free(j->ends);
@@ -164,8 +166,7 @@ struct journal *journal__open(void)
 	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 
 	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
-		p_err("--journal: no journal listens on %s: %s",
-			JOURNAL_SOCKET, strerror(errno));
+		p_err("--journal: no journal listens on %s: %s", JOURNAL_SOCKET, strerror(errno));
 		if (fd >= 0)
 			close(fd);
 		return NULL;

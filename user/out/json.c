@@ -94,7 +94,7 @@ static void json_remote(struct jsonw *w, const struct lineage *entry)
 	}
 	jsonw_name(w, "remote");
 	jsonw_start_object(w);
-	jsonw_plain_field(w, "ip", r->ip);	/* checked by inet_pton() */
+	jsonw_plain_field(w, "ip", r->ip); /* checked by inet_pton() */
 	jsonw_uint_field(w, "port", r->port);
 	jsonw_end_object(w);
 }
@@ -129,7 +129,7 @@ static void json_cgroup(struct jsonw *w, const struct pcgroup *cg)
 			jsonw_uint_field(w, "id", cg->id);
 		else
 			jsonw_null_field(w, "id");
-		if (cg->v2[0])	/* names any user with a delegated subtree can choose */
+		if (cg->v2[0]) /* names any user with a delegated subtree can choose */
 			jsonw_untrusted(w, "path", cg->v2, strlen(cg->v2) + 1);
 		else
 			jsonw_null_field(w, "path");
@@ -140,7 +140,7 @@ static void json_cgroup(struct jsonw *w, const struct pcgroup *cg)
 	if (cg && cg->container[0]) {
 		jsonw_name(w, "container");
 		jsonw_start_object(w);
-		jsonw_plain_field(w, "id", cg->container);	/* 64 hex digits */
+		jsonw_plain_field(w, "id", cg->container); /* 64 hex digits */
 		if (cg->runtime)
 			jsonw_plain_field(w, "runtime", cg->runtime);
 		else
@@ -235,7 +235,7 @@ static void json_error(struct jsonw *w, int ret)
 	char buf[16];
 
 	jsonw_plain_field(w, "error",
-			   decode__errname((int)(0U - (unsigned int)ret), buf, sizeof(buf)));
+			  decode__errname((int)(0U - (unsigned int)ret), buf, sizeof(buf)));
 }
 
 /*
@@ -550,7 +550,7 @@ static void json_where(struct jsonw *w, const char *key, const struct escape_whe
 	jsonw_end_object(w);
 }
 
-#define LINEAGE_MAX	32
+#define LINEAGE_MAX 32
 
 /* A link of a lineage: pid, entity id, comm, executable. */
 static void json_link(struct jsonw *w, const struct lineage *l)
@@ -604,7 +604,7 @@ static void json_escape(struct jsonw *w, const struct fmt_ctx *fc, const struct 
 	json_where(w, "to", &e->to);
 	if (e->detail[0])
 		jsonw_untrusted(w, "cgroup", e->detail, sizeof(e->detail));
-	if (e->expected)	/* a rule's name: letters, digits, '.', '_', '-' */
+	if (e->expected) /* a rule's name: letters, digits, '.', '_', '-' */
 		jsonw_plain_field(w, "expected", e->expected);
 	else
 		jsonw_null_field(w, "expected");
@@ -629,8 +629,9 @@ static void json_survivor(struct jsonw *w, const struct fmt_ctx *fc, const struc
 
 static const char *correction_name(enum model_note_kind kind)
 {
-	return kind == NOTE_RESYNC_ADDED ? "added" : kind == NOTE_RESYNC_REMOVED ? "removed"
-										 : "changed";
+	return kind == NOTE_RESYNC_ADDED   ? "added" :
+	       kind == NOTE_RESYNC_REMOVED ? "removed" :
+					     "changed";
 }
 
 static void json_correction(struct jsonw *w, const struct fmt_ctx *fc, const struct record *r)

@@ -14,21 +14,21 @@ void jsonw_init(struct jsonw *w, struct sbuf *sb)
 
 struct fields_level {
 	bool array;
-	bool dropped;		/* deeper than FIELD_DEPTH, or under such */
-	unsigned int plen;	/* the path's length at its members */
-	unsigned long next;	/* an array's next index */
+	bool dropped;	    /* deeper than FIELD_DEPTH, or under such */
+	unsigned int plen;  /* the path's length at its members */
+	unsigned long next; /* an array's next index */
 };
 
 struct jsonw_fields {
 	field_fn fn;
 	void *ctx;
 	struct field f;
-	char part[FIELD_DEPTH][64];	/* the path's components */
-	const char *name;		/* the member being written */
-	char twin[64];			/* its "_hex" twin's name */
+	char part[FIELD_DEPTH][64]; /* the path's components */
+	const char *name;	    /* the member being written */
+	char twin[64];		    /* its "_hex" twin's name */
 	unsigned int levels;
 	struct fields_level level[JSONW_MAX_DEPTH];
-	struct sbuf text;		/* a string's UTF-8 */
+	struct sbuf text; /* a string's UTF-8 */
 };
 
 void jsonw_init_fields(struct jsonw *w, field_fn fn, void *ctx)

@@ -19,20 +19,20 @@
 #include <linux/types.h>
 #include "sbuf.h"
 
-#define JSONW_MAX_DEPTH	32
+#define JSONW_MAX_DEPTH 32
 
 /* One scalar of a JSON value, with its place: what jsonw_init_fields() hands over. */
-#define FIELD_DEPTH	8
+#define FIELD_DEPTH 8
 
 struct field {
-	const char *path[FIELD_DEPTH];	/* its keys from the top, array indexes in decimal */
+	const char *path[FIELD_DEPTH]; /* its keys from the top, array indexes in decimal */
 	unsigned int depth;
-	const char *text;	/* the value as JSON has it: a string's UTF-8, a number, true, false */
+	const char *text; /* the value as JSON has it: a string's UTF-8, a number, true, false */
 	size_t text_len;
-	const char *bytes;	/* a string's exact bytes (those of its "_hex" twin, if it has one) */
+	const char *bytes; /* a string's exact bytes (those of its "_hex" twin, if it has one) */
 	size_t bytes_len;
 	bool string;
-	bool exact;		/* text is the exact bytes (no twin) */
+	bool exact; /* text is the exact bytes (no twin) */
 };
 
 typedef void (*field_fn)(void *ctx, const struct field *f);
@@ -42,9 +42,9 @@ struct jsonw_fields;
 struct jsonw {
 	struct sbuf *sb;
 	unsigned int depth;
-	bool after_name;	/* the next value is a member's */
-	bool has_member[JSONW_MAX_DEPTH];	/* a comma before the next */
-	struct jsonw_fields *fields;	/* not NULL: scalars to a callback, no bytes */
+	bool after_name;		  /* the next value is a member's */
+	bool has_member[JSONW_MAX_DEPTH]; /* a comma before the next */
+	struct jsonw_fields *fields;	  /* not NULL: scalars to a callback, no bytes */
 };
 
 /* A writer appending to @sb, at the top level. */

@@ -15,11 +15,11 @@
 #include "output.h"
 #include "msg.h"
 
-#define OUT_BATCH	(64 * 1024)	/* write once this much is pending */
-#define OUT_QUEUE	(8U << 20)	/* --output-queue's default */
-#define STALL_SAY_NS	1000000000ULL	/* a stall is said once it lasts this long */
-#define RETRY_NS	250000000ULL	/* a full disk, a FIFO's reader: tried this often */
-#define DRAIN_NS	2000000000ULL	/* at the end: how long the queues may take to go */
+#define OUT_BATCH    (64 * 1024)   /* write once this much is pending */
+#define OUT_QUEUE    (8U << 20)	   /* --output-queue's default */
+#define STALL_SAY_NS 1000000000ULL /* a stall is said once it lasts this long */
+#define RETRY_NS     250000000ULL  /* a full disk, a FIFO's reader: tried this often */
+#define DRAIN_NS     2000000000ULL /* at the end: how long the queues may take to go */
 
 /*
  * A record waiting for its turn: records are written in the order of the
@@ -30,14 +30,14 @@
  * its turn comes, its seq known, once per channel.
  */
 enum line_role {
-	LINE_CAUSE,		/* a record of its own, which derived ones may name */
-	LINE_DERIVED,		/* made from the record with its key: written after it */
-	LINE_LATE,		/* made in user space without a kernel record */
+	LINE_CAUSE,   /* a record of its own, which derived ones may name */
+	LINE_DERIVED, /* made from the record with its key: written after it */
+	LINE_LATE,    /* made in user space without a kernel record */
 };
 
 struct held_line {
 	__u64 key;
-	size_t off, len;	/* in the arena */
+	size_t off, len; /* in the arena */
 	enum line_role role;
 };
 
@@ -46,7 +46,7 @@ struct held_line {
  * derived record to name its cause's: an escape is written up to a second
  * after its event.
  */
-#define WRITTEN_MAX	8192
+#define WRITTEN_MAX 8192
 
 struct written {
 	__u64 key, seq;
@@ -57,44 +57,44 @@ struct written {
  * without ever blocking the tracer.
  */
 enum fd_kind {
-	FD_FILE,	/* a regular file: write(2) (O_NONBLOCK means nothing to it) */
-	FD_STREAM,	/* a pipe, FIFO or terminal, on a description of our own, O_NONBLOCK */
-	FD_POLLED,	/* one that could not be reopened so: PIPE_BUF at a time, when poll(2) says */
-	FD_SOCKET,	/* send(2) with MSG_DONTWAIT */
+	FD_FILE,   /* a regular file: write(2) (O_NONBLOCK means nothing to it) */
+	FD_STREAM, /* a pipe, FIFO or terminal, on a description of our own, O_NONBLOCK */
+	FD_POLLED, /* one that could not be reopened so: PIPE_BUF at a time, when poll(2) says */
+	FD_SOCKET, /* send(2) with MSG_DONTWAIT */
 };
 
 /* One place the records go: a file descriptor, or a message sink. */
 struct channel {
-	const char *name;	/* for messages: the -o path, "output", or the sink's */
+	const char *name; /* for messages: the -o path, "output", or the sink's */
 	const char *path;
-	int fd;			/* -1: a FIFO with no reader yet (or any more) */
+	int fd; /* -1: a FIFO with no reader yet (or any more) */
 	enum fd_kind kind;
-	bool fifo;		/* -o names a FIFO: opened again when a reader comes */
-	bool offline;		/* --replay: nothing is lost while the reader is slow, it waits */
+	bool fifo;    /* -o names a FIFO: opened again when a reader comes */
+	bool offline; /* --replay: nothing is lost while the reader is slow, it waits */
 	bool json;
-	record_fmt fmt;		/* json__record, ecs__record or text__record */
+	record_fmt fmt; /* json__record, ecs__record or text__record */
 	bool own_fd;
-	int err;		/* the error that ended it, as -errno */
+	int err; /* the error that ended it, as -errno */
 	/* A message sink: each record, one send each. */
 	const struct sink_ops *sink;
 	void *sink_ctx;
 	struct fmt_ctx fc;
-	struct fmt_ctx tfc;	/* a message sink's text lines */
+	struct fmt_ctx tfc; /* a message sink's text lines */
 	/*
 	 * The queue: whole lines from @head on are not yet written (a line
 	 * may be partly); at most @qmax bytes wait, records past that are lost.
 	 */
 	struct sbuf pending;
 	size_t head, qmax;
-	int stall;		/* why writing waits: EAGAIN, ENOSPC, EDQUOT, ENXIO (no reader) */
-	int why;		/* the last reason it waited */
-	__u64 busy_since;	/* monotonic ns: since when records have been waiting */
-	__u64 retry_at;		/* a full disk, a FIFO with no reader: next try */
-	bool stall_said;	/* said on stderr, until the queue is empty again */
+	int stall;	  /* why writing waits: EAGAIN, ENOSPC, EDQUOT, ENXIO (no reader) */
+	int why;	  /* the last reason it waited */
+	__u64 busy_since; /* monotonic ns: since when records have been waiting */
+	__u64 retry_at;	  /* a full disk, a FIFO with no reader: next try */
+	bool stall_said;  /* said on stderr, until the queue is empty again */
 	struct loss lost;
 };
 
-#define OUT_CHANNELS	4
+#define OUT_CHANNELS 4
 
 /*
  * Every channel gets every record, formatted its own way, in the same
@@ -103,21 +103,21 @@ struct channel {
 struct output {
 	struct channel ch[OUT_CHANNELS];
 	unsigned int n;
-	const struct model *model;	/* what records' processes run; NULL: unknown */
-	bool views;		/* a channel writes what the model knows (not text alone) */
-	struct held_line *held;	/* by key, oldest first */
+	const struct model *model; /* what records' processes run; NULL: unknown */
+	bool views;		   /* a channel writes what the model knows (not text alone) */
+	struct held_line *held;	   /* by key, oldest first */
 	size_t nheld, held_cap;
-	struct sbuf arena;	/* the held records */
-	struct sbuf spare;	/* the arena's other half, for compacting */
-	__u64 hold_from;	/* records with a key from here on wait */
-	__u64 last_key;		/* the newest key: where keyless records go */
-	__u64 next_seq;		/* the seq of the next record written */
-	struct written *written;	/* a ring of WRITTEN_MAX, newest at written_at - 1 */
+	struct sbuf arena;	 /* the held records */
+	struct sbuf spare;	 /* the arena's other half, for compacting */
+	__u64 hold_from;	 /* records with a key from here on wait */
+	__u64 last_key;		 /* the newest key: where keyless records go */
+	__u64 next_seq;		 /* the seq of the next record written */
+	struct written *written; /* a ring of WRITTEN_MAX, newest at written_at - 1 */
 	size_t written_at, nwritten;
 };
 
 /* The key of a record made in user space: each channel's newest. */
-#define KEY_LAST	((__u64)-2)
+#define KEY_LAST ((__u64)-2)
 
 static int flush_pending(struct channel *c);
 static void drain(struct channel *c);
@@ -128,8 +128,10 @@ static void drain(struct channel *c);
  */
 static int open_log(const struct channel *c)
 {
-	return open(c->path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC |
-			     (c->offline ? 0 : O_NONBLOCK), 0600);
+	return open(c->path,
+		    O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC |
+			    (c->offline ? 0 : O_NONBLOCK),
+		    0600);
 }
 
 /*
@@ -145,14 +147,14 @@ static void set_kind(struct channel *c)
 
 	c->kind = FD_FILE;
 	if (c->offline || fstat(c->fd, &st) || S_ISREG(st.st_mode))
-		return;		/* a replay's reader is waited for, like any filter's */
+		return; /* a replay's reader is waited for, like any filter's */
 	if (S_ISSOCK(st.st_mode)) {
 		c->kind = FD_SOCKET;
 		return;
 	}
 	c->kind = FD_STREAM;
 	if (c->path)
-		return;		/* opened O_NONBLOCK */
+		return; /* opened O_NONBLOCK */
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", c->fd);
 	fd = open(path, O_WRONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0) {
@@ -205,7 +207,7 @@ static void channel_init(struct channel *c, const struct output_cfg *cfg)
 	c->fc.boot_to_real_ns = (__s64)(clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_BOOTTIME));
 	c->fc.utc = cfg->utc;
 	c->tfc = c->fc;
-	c->tfc.dated = true;	/* a message is read apart from the others */
+	c->tfc.dated = true; /* a message is read apart from the others */
 }
 
 struct output *output__open(const struct output_cfg *cfg)
@@ -236,16 +238,16 @@ struct output *output__open(const struct output_cfg *cfg)
 		c->fifo = !stat(cfg->path, &st) && S_ISFIFO(st.st_mode) && !c->offline;
 		c->fd = open_log(c);
 		if (c->fd < 0 && !(errno == ENXIO && c->fifo)) {
-			p_err("cannot open %s: %s", cfg->path,
-				strerror(errno));
+			p_err("cannot open %s: %s", cfg->path, strerror(errno));
 			free(o);
 			return NULL;
 		}
 		c->own_fd = true;
 		if (c->fd < 0) {
 			p_err("%s is a FIFO with no reader yet: records wait "
-					"in its queue (%zu bytes), and are written once one opens "
-					"it", cfg->path, c->qmax);
+			      "in its queue (%zu bytes), and are written once one opens "
+			      "it",
+			      cfg->path, c->qmax);
 			c->stall = c->why = ENXIO;
 			c->busy_since = clock_ns(CLOCK_MONOTONIC);
 			c->stall_said = true;
@@ -293,7 +295,7 @@ int output__add_sink(struct output *o, const struct output_cfg *cfg, const struc
 	return 0;
 }
 
-#define FOR_EACH_CHANNEL(o, c)	for ((c) = (o)->ch; (c) < (o)->ch + (o)->n; (c)++)
+#define FOR_EACH_CHANNEL(o, c) for ((c) = (o)->ch; (c) < (o)->ch + (o)->n; (c)++)
 
 void output__set_clock(struct output *o, __s64 boot_to_real_ns)
 {
@@ -381,7 +383,8 @@ static void enqueue(struct output *o, __u64 key, enum line_role role, struct rec
 	/* After the records of lower keys; a record before the others of its key. */
 	for (i = o->nheld; i > 0 && (o->held[i - 1].key > key ||
 				     (o->held[i - 1].key == key && role == LINE_CAUSE &&
-				      o->held[i - 1].role != LINE_CAUSE)); i--)
+				      o->held[i - 1].role != LINE_CAUSE));
+	     i--)
 		;
 	memmove(&o->held[i + 1], &o->held[i], (o->nheld - i) * sizeof(*o->held));
 	o->held[i] = (struct held_line){ key, off, o->arena.len - off, role };
@@ -399,7 +402,8 @@ static void lose(struct channel *c, __u64 seq)
 {
 	if (!c->lost.said) {
 		p_err("%s: its queue is full (%zu bytes): records are lost "
-				"until it takes them again, and counted", c->name, c->qmax);
+		      "until it takes them again, and counted",
+		      c->name, c->qmax);
 		c->lost.said = true;
 	}
 	loss__add(&c->lost, true, seq, clock_ns(CLOCK_BOOTTIME));
@@ -425,7 +429,7 @@ static void remember(struct output *o, __u64 key, __u64 seq)
 	if (!o->written) {
 		o->written = calloc(WRITTEN_MAX, sizeof(*o->written));
 		if (!o->written)
-			return;		/* derived records then say null */
+			return; /* derived records then say null */
 	}
 	o->written[o->written_at] = (struct written){ key, seq };
 	o->written_at = (o->written_at + 1) % WRITTEN_MAX;
@@ -466,7 +470,7 @@ static void emit(struct channel *c, const struct record *r)
 		return;
 	}
 	if (c->offline && queued(c) > c->qmax)
-		flush_pending(c);	/* a replay waits for its reader */
+		flush_pending(c); /* a replay waits for its reader */
 	if (queued(c) > c->qmax) {
 		c->pending.len = before;
 		c->pending.buf[before] = '\0';
@@ -559,8 +563,7 @@ void output__event(struct output *o, const struct pgt_event *ev)
 	struct record r;
 
 	/* Reaps and snapshot records feed the model; they are not events. */
-	if (ev->hdr->type == PGT_REAP || ev->hdr->type == PGT_SNAP ||
-	    ev->hdr->type == PGT_SIGNAL)
+	if (ev->hdr->type == PGT_REAP || ev->hdr->type == PGT_SNAP || ev->hdr->type == PGT_SIGNAL)
 		return;
 	record__event(&r, model_for(o), ev);
 	enqueue(o, ev->hdr->seq, r.derived ? LINE_DERIVED : LINE_CAUSE, &r);
@@ -668,9 +671,10 @@ static void drain(struct channel *c)
 	if (c->err || c->sink)
 		return;
 	while (queued(c)) {
-		if (c->fd < 0 || ((c->stall == ENOSPC || c->stall == EDQUOT) && now < c->retry_at)) {
+		if (c->fd < 0 ||
+		    ((c->stall == ENOSPC || c->stall == EDQUOT) && now < c->retry_at)) {
 			if (c->fd < 0 && now >= c->retry_at) {
-				c->fd = open_log(c);	/* a FIFO's reader came? */
+				c->fd = open_log(c); /* a FIFO's reader came? */
 				c->retry_at = now + RETRY_NS;
 				if (c->fd >= 0) {
 					set_kind(c);
@@ -694,15 +698,15 @@ static void drain(struct channel *c)
 		if (c->offline && n == -EAGAIN) {
 			struct pollfd p = { .fd = c->fd, .events = POLLOUT };
 
-			poll(&p, 1, -1);	/* O_NONBLOCK set by someone else */
+			poll(&p, 1, -1); /* O_NONBLOCK set by someone else */
 			continue;
 		}
-		if (!c->offline && (n == -EAGAIN || n == -ENOSPC || n == -EDQUOT ||
-				    (n == -EPIPE && c->fifo))) {
+		if (!c->offline &&
+		    (n == -EAGAIN || n == -ENOSPC || n == -EDQUOT || (n == -EPIPE && c->fifo))) {
 			/* A reader that is slow has the line's start: the rest follows. */
 			if (n != -EAGAIN)
 				take_back(c);
-			if (n == -EPIPE) {	/* the FIFO's reader went: wait for another */
+			if (n == -EPIPE) { /* the FIFO's reader went: wait for another */
 				close(c->fd);
 				c->fd = -1;
 				n = -ENXIO;
@@ -712,7 +716,7 @@ static void drain(struct channel *c)
 			break;
 		}
 		take_back(c);
-		c->err = n ?: -EIO;	/* 0 bytes for a write of some: nothing will take them */
+		c->err = n ?: -EIO; /* 0 bytes for a write of some: nothing will take them */
 		break;
 	}
 	if (!queued(c)) {
@@ -740,10 +744,12 @@ static void drain(struct channel *c)
 	if (!c->stall_said && c->why && now - c->busy_since >= STALL_SAY_NS) {
 		c->stall_said = true;
 		p_err("%s: %s: records wait in its queue (%zu bytes), then "
-				"are counted as lost", c->name,
-			c->why == EAGAIN ? "it is not being read, or too slowly"
-			: c->why == ENXIO ? "a FIFO with no reader"
-					  : strerror(c->why), c->qmax);
+		      "are counted as lost",
+		      c->name,
+		      c->why == EAGAIN ? "it is not being read, or too slowly" :
+		      c->why == ENXIO  ? "a FIFO with no reader" :
+					 strerror(c->why),
+		      c->qmax);
 	}
 }
 
@@ -778,7 +784,7 @@ static void tell_losses(struct output *o, bool at_end)
 		li.first_seq = c->lost.first;
 		li.last_seq = c->lost.last;
 		loss__told(&c->lost);
-		c->lost.said = false;	/* a new overflow is said again */
+		c->lost.said = false; /* a new overflow is said again */
 		output__lost(o, &li);
 	}
 }
@@ -787,8 +793,7 @@ static void tell_losses(struct output *o, bool at_end)
 static void said_failure(struct channel *c, int before)
 {
 	if (!before && c->err && c->sink && c->err != -EPIPE)
-		p_err("%s: %s; the other outputs go on", c->name,
-			strerror(-c->err));
+		p_err("%s: %s; the other outputs go on", c->name, strerror(-c->err));
 }
 
 int output__flush(struct output *o)
@@ -820,7 +825,7 @@ void output__raw(struct output *o, const struct sbuf *sb)
 		return;
 	release(o, (__u64)-1);
 	if (queued(c) + sb->len > c->qmax)
-		return;		/* a tree while the reader is away: the next replaces it */
+		return; /* a tree while the reader is away: the next replaces it */
 	if (queued(c) + sb->len > OUT_BATCH)
 		flush_pending(c);
 	sbuf__put(&c->pending, sb->buf, sb->len);
@@ -879,14 +884,14 @@ static void drain_all(struct output *o)
 		const char *p, *end;
 
 		if (c->sink || c->err || !queued(c))
-			continue;	/* one that failed (| head) has said so, or ends quietly */
+			continue; /* one that failed (| head) has said so, or ends quietly */
 		/* Each whole line left: a record lost (seqs are not kept per line). */
 		for (p = c->pending.buf + c->head, end = c->pending.buf + c->pending.len;
 		     (p = memchr(p, '\n', end - p)); p++)
 			loss__add(&c->lost, false, 0, 0);
 		sbuf__reset(&c->pending);
 		c->head = 0;
-		c->stall_said = false;	/* not written again: given up */
+		c->stall_said = false; /* not written again: given up */
 	}
 }
 
@@ -908,7 +913,8 @@ unsigned long long output__close(struct output *o)
 		said_failure(c, before);
 		if (!c->sink && c->lost.total)
 			p_err("%s: %llu records lost (not taken while its queue "
-					"was full, or by the end)", c->name, c->lost.total);
+			      "was full, or by the end)",
+			      c->name, c->lost.total);
 		lost += c->lost.total;
 		if (c->own_fd && c->fd >= 0)
 			close(c->fd);

@@ -20,13 +20,13 @@ struct output;
 
 struct output_cfg {
 	bool json;
-	bool ecs;		/* JSON records as ECS documents (implies json) */
+	bool ecs; /* JSON records as ECS documents (implies json) */
 	bool utc;
-	bool offline;		/* --replay: no ring buffer to warn about */
-	const char *path;	/* NULL: stdout */
-	bool no_stream;		/* neither stdout nor a file: message sinks only */
-	int color;		/* --color: 0 auto (a terminal, no NO_COLOR), 1 always, 2 never */
-	size_t queue_bytes;	/* --output-queue: what stdout or -o holds (0: 8M) */
+	bool offline;	    /* --replay: no ring buffer to warn about */
+	const char *path;   /* NULL: stdout */
+	bool no_stream;	    /* neither stdout nor a file: message sinks only */
+	int color;	    /* --color: 0 auto (a terminal, no NO_COLOR), 1 always, 2 never */
+	size_t queue_bytes; /* --output-queue: what stdout or -o holds (0: 8M) */
 };
 
 /* Returns NULL and prints why on failure. */
@@ -78,7 +78,6 @@ int output__flush(struct output *o);
 int output__error(const struct output *o);
 /* The first error of a message sink, 0 if none. */
 int output__sink_error(const struct output *o);
-
 
 /* The end: what is queued gets a bounded time to go. Returns the records lost. */
 unsigned long long output__close(struct output *o);

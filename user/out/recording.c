@@ -9,24 +9,24 @@
 #include "recording.h"
 #include "msg.h"
 
-#define REC_MAGIC	"PGTREC\0\n"
-#define REC_VERSION	2	/* 1: no host name or machine id; still read */
-#define REC_END		0xffffffffU
+#define REC_MAGIC   "PGTREC\0\n"
+#define REC_VERSION 2 /* 1: no host name or machine id; still read */
+#define REC_END	    0xffffffffU
 
 struct rec_file_header {
 	char magic[8];
 	__u32 version;
-	__u32 size;		/* of this header: 72 in version 1 */
-	char boot_id[40];	/* NUL-terminated */
+	__u32 size;	  /* of this header: 72 in version 1 */
+	char boot_id[40]; /* NUL-terminated */
 	__s64 boot_to_real_ns;
-	__u32 crc;		/* CRC-32 of the header (size bytes) with this field 0 */
+	__u32 crc; /* CRC-32 of the header (size bytes) with this field 0 */
 	__u32 pad;
 	/* version 2 */
-	char host_name[72];	/* NUL-terminated, "" if unknown */
-	char machine_id[40];	/* NUL-terminated, "" if unknown */
+	char host_name[72];  /* NUL-terminated, "" if unknown */
+	char machine_id[40]; /* NUL-terminated, "" if unknown */
 };
 
-#define REC_V1_SIZE	72
+#define REC_V1_SIZE 72
 _Static_assert(offsetof(struct rec_file_header, host_name) == REC_V1_SIZE, "recording v1 layout");
 _Static_assert(sizeof(struct rec_file_header) == 184, "recording header layout");
 
@@ -114,8 +114,8 @@ int rec__open(struct rec_reader *r, const char *path)
 		return -1;
 	}
 	if (h.version > REC_VERSION || h.version == 0) {
-		p_err("%s: recording version %u, this pgrptrace reads 1 to %u",
-			path, h.version, REC_VERSION);
+		p_err("%s: recording version %u, this pgrptrace reads 1 to %u", path, h.version,
+		      REC_VERSION);
 		return -1;
 	}
 	if (h.size != (h.version == 1 ? REC_V1_SIZE : sizeof(h)) ||
@@ -145,8 +145,8 @@ static int cut(struct rec_reader *r, const char *what)
 	if (ferror(r->f))
 		p_err("cannot read %s: %s", r->path, strerror(errno));
 	else
-		p_err("%s: %s after %llu records: the recording is incomplete",
-			r->path, what, (unsigned long long)r->count);
+		p_err("%s: %s after %llu records: the recording is incomplete", r->path, what,
+		      (unsigned long long)r->count);
 	return -1;
 }
 
@@ -163,9 +163,9 @@ int rec__next(struct rec_reader *r, void **data, __u32 *len)
 			    frame[1] != crc(&count, sizeof(count)))
 				return cut(r, "a damaged end marker");
 			if (count != r->count + r->damaged) {
-				p_err("%s: %llu records, the end marker says %llu",
-					r->path, (unsigned long long)(r->count + r->damaged),
-					(unsigned long long)count);
+				p_err("%s: %llu records, the end marker says %llu", r->path,
+				      (unsigned long long)(r->count + r->damaged),
+				      (unsigned long long)count);
 				return -1;
 			}
 			if (fgetc(r->f) != EOF) {
@@ -176,8 +176,8 @@ int rec__next(struct rec_reader *r, void **data, __u32 *len)
 			return 0;
 		}
 		if (frame[0] > REC_MAX_LEN) {
-			p_err("%s: bad record length %u after %llu records",
-				r->path, frame[0], (unsigned long long)r->count);
+			p_err("%s: bad record length %u after %llu records", r->path, frame[0],
+			      (unsigned long long)r->count);
 			return -1;
 		}
 		if (frame[0] > r->cap) {
@@ -196,8 +196,8 @@ int rec__next(struct rec_reader *r, void **data, __u32 *len)
 			/* The frame held; the bytes did not: skip just this one. */
 			if (!r->damaged++)
 				p_err("%s: record %llu is damaged (checksum); "
-					"skipping it", r->path,
-					(unsigned long long)(r->count + r->damaged - 1));
+				      "skipping it",
+				      r->path, (unsigned long long)(r->count + r->damaged - 1));
 			continue;
 		}
 		r->count++;

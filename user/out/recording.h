@@ -20,13 +20,13 @@
 #include <linux/types.h>
 #include "host.h"
 
-#define REC_MAX_LEN	(1U << 20)
+#define REC_MAX_LEN (1U << 20)
 
 struct rec_writer {
 	FILE *f;
 	const char *path;
 	__u64 count;
-	int err;		/* first error, as -errno */
+	int err; /* first error, as -errno */
 };
 
 /* Creates @path (0600, never an existing file or a symlink). Returns 0 or -errno. */
@@ -41,12 +41,12 @@ struct rec_reader {
 	FILE *f;
 	const char *path;
 	char boot_id[40];
-	char host_name[72];	/* "" if unknown (a version 1 recording) */
-	char machine_id[40];	/* "" if unknown */
+	char host_name[72];  /* "" if unknown (a version 1 recording) */
+	char machine_id[40]; /* "" if unknown */
 	__s64 boot_to_real_ns;
-	__u64 count;		/* records read */
-	__u64 damaged;		/* records skipped: checksum mismatch */
-	bool ended;		/* the end marker was read, and agreed */
+	__u64 count;   /* records read */
+	__u64 damaged; /* records skipped: checksum mismatch */
+	bool ended;    /* the end marker was read, and agreed */
 	void *buf;
 	size_t cap;
 };

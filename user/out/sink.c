@@ -6,8 +6,8 @@
 
 int sink__severity(const char *event)
 {
-	const struct record_kind_info *k = event ? record__kind_by_name(event, strlen(event),
-									  NULL) : NULL;
+	const struct record_kind_info *k =
+		event ? record__kind_by_name(event, strlen(event), NULL) : NULL;
 
 	return k ? k->severity : 6;
 }

@@ -13,13 +13,13 @@
 
 /* One record, and how the sink's channel writes times and names the host. */
 struct sink_msg {
-	const struct record *rec;	/* seq and cause_seq set */
-	const struct fmt_ctx *fc;	/* for its JSON (json__record(), json__walk()) */
-	const struct fmt_ctx *tfc;	/* for its text line (text__record()) */
+	const struct record *rec;  /* seq and cause_seq set */
+	const struct fmt_ctx *fc;  /* for its JSON (json__record(), json__walk()) */
+	const struct fmt_ctx *tfc; /* for its text line (text__record()) */
 };
 
 struct sink_ops {
-	const char *name;	/* for messages: "journal", "syslog" */
+	const char *name; /* for messages: "journal", "syslog" */
 	/* Returns 0, or -errno once the sink cannot go on (its channel stops). */
 	int (*send)(void *ctx, const struct sink_msg *m);
 	/* Optional: called at each output flush. Returns 0 or -errno. */

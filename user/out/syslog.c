@@ -17,11 +17,11 @@
 #include "syslog.h"
 #include "msg.h"
 
-#define BACKOFF_MIN_MS	100
-#define BACKOFF_MAX_MS	5000
-#define DRAIN_MS	5000	/* at the end: how long the queue may take to go */
-#define SD_NAME_MAX	32	/* RFC 5424: SD-NAME is 1*32PRINTUSASCII */
-#define HOST_MAX	255
+#define BACKOFF_MIN_MS 100
+#define BACKOFF_MAX_MS 5000
+#define DRAIN_MS       5000 /* at the end: how long the queue may take to go */
+#define SD_NAME_MAX    32   /* RFC 5424: SD-NAME is 1*32PRINTUSASCII */
+#define HOST_MAX       255
 
 /* One message waiting, framed as it goes on the wire. */
 struct slmsg {
@@ -33,11 +33,11 @@ struct slmsg {
 
 struct syslog {
 	enum syslog_kind kind;
-	char *target;			/* as given, for messages */
+	char *target; /* as given, for messages */
 	struct sockaddr_storage addr;
 	socklen_t addrlen;
 	int fd;
-	bool connecting;		/* a TCP connect in progress */
+	bool connecting; /* a TCP connect in progress */
 	int facility;
 	char host[HOST_MAX + 1];
 	char procid[16];
@@ -47,22 +47,22 @@ struct syslog {
 	size_t qbytes, qmax;
 	/* TCP: the first @wrote messages are on this connection, and @partial bytes of the next. */
 	size_t wrote, partial;
-	unsigned long long conn_bytes;	/* written on this connection */
-	unsigned long long head_at;	/* where the head message starts on it */
+	unsigned long long conn_bytes; /* written on this connection */
+	unsigned long long head_at;    /* where the head message starts on it */
 	/* An outage: since when, and what it has cost. */
 	bool down;
 	int down_err;
 	__u64 next_try_ns;
 	unsigned int backoff_ms;
-	struct loss lost;	/* records the collector never got */
+	struct loss lost; /* records the collector never got */
 	unsigned long long sent;
-	struct sbuf msg;		/* the message being built */
+	struct sbuf msg; /* the message being built */
 };
 
 static const char *const facilities[24] = {
-	"kern", "user", "mail", "daemon", "auth", "syslog", "lpr", "news", "uucp", "cron",
-	"authpriv", "ftp", "ntp", "security", "console", "solaris-cron",
-	"local0", "local1", "local2", "local3", "local4", "local5", "local6", "local7",
+	"kern",	  "user",   "mail",	"daemon", "auth",   "syslog",	"lpr",	   "news",
+	"uucp",	  "cron",   "authpriv", "ftp",	  "ntp",    "security", "console", "solaris-cron",
+	"local0", "local1", "local2",	"local3", "local4", "local5",	"local6",  "local7",
 };
 
 int syslog__facility(const char *name)
@@ -121,8 +121,10 @@ int syslog__parse_target(const char *target, enum syslog_kind *kind, char *err, 
 		target += 5;
 	*kind = SYSLOG_UNIX;
 	if (*target != '/' || strlen(target) >= sizeof(((struct sockaddr_un *)0)->sun_path)) {
-		snprintf(err, errlen, "'%s': want a socket's absolute path, tcp://HOST:PORT or "
-			 "udp://HOST:PORT", target);
+		snprintf(err, errlen,
+			 "'%s': want a socket's absolute path, tcp://HOST:PORT or "
+			 "udp://HOST:PORT",
+			 target);
 		return -EINVAL;
 	}
 	return 0;
@@ -141,7 +143,7 @@ static int resolve(struct syslog *sl)
 		if (!strncmp(path, "unix:", 5))
 			path += 5;
 		un->sun_family = AF_UNIX;
-		strcpy(un->sun_path, path);	/* length checked by syslog__parse_target() */
+		strcpy(un->sun_path, path); /* length checked by syslog__parse_target() */
 		sl->addrlen = sizeof(*un);
 		return 0;
 	}
@@ -151,8 +153,7 @@ static int resolve(struct syslog *sl)
 	hints.ai_socktype = sl->kind == SYSLOG_TCP ? SOCK_STREAM : SOCK_DGRAM;
 	r = getaddrinfo(host, port, &hints, &ai);
 	if (r) {
-		p_err("--syslog: cannot resolve %s: %s", host,
-			gai_strerror(r));
+		p_err("--syslog: cannot resolve %s: %s", host, gai_strerror(r));
 		return -EINVAL;
 	}
 	memcpy(&sl->addr, ai->ai_addr, ai->ai_addrlen);
@@ -234,9 +235,9 @@ static void put_hex(struct sbuf *sb, const char *v, size_t len)
 
 /* The structured data being built: one SD-ELEMENT per top-level object. */
 struct sd_build {
-	struct sbuf *main;	/* [pgrptrace@PEN ...]: the record's own scalars */
-	struct sbuf *rest;	/* the elements of its objects, one after another */
-	char open[64];		/* the object whose element is open in rest, "" if none */
+	struct sbuf *main; /* [pgrptrace@PEN ...]: the record's own scalars */
+	struct sbuf *rest; /* the elements of its objects, one after another */
+	char open[64];	   /* the object whose element is open in rest, "" if none */
 };
 
 static bool is_index(const char *s)
@@ -358,7 +359,8 @@ static void conn_failed(struct syslog *sl, int err)
 	close_conn(sl);
 	if (!sl->down) {
 		p_err("syslog: %s: %s; holding up to %zu bytes of records "
-				"and reconnecting", sl->target, strerror(err), sl->qmax);
+		      "and reconnecting",
+		      sl->target, strerror(err), sl->qmax);
 		sl->down = true;
 		sl->down_err = err;
 		sl->backoff_ms = BACKOFF_MIN_MS;
@@ -373,7 +375,8 @@ static void conn_up(struct syslog *sl)
 {
 	if (sl->down)
 		p_err("syslog: %s: connected again; %zu records held "
-				"follow", sl->target, sl->n);
+		      "follow",
+		      sl->target, sl->n);
 	sl->down = false;
 	sl->lost.said = false;
 }
@@ -461,7 +464,8 @@ static void drop_head(struct syslog *sl)
 	struct slmsg *m = qat(sl, 0);
 
 	p_err("syslog: %s: a message of %zu bytes is too large for a "
-			"datagram; it is lost", sl->target, m->len);
+	      "datagram; it is lost",
+	      sl->target, m->len);
 	pop(sl, false);
 }
 
@@ -512,7 +516,7 @@ static void pump(struct syslog *sl)
 			if (errno == EINTR)
 				continue;
 			if (errno == EAGAIN || errno == ENOBUFS)
-				break;	/* the collector is slow: the rest waits */
+				break; /* the collector is slow: the rest waits */
 			if (errno == EMSGSIZE && sl->kind != SYSLOG_TCP) {
 				drop_head(sl);
 				continue;
@@ -583,13 +587,16 @@ static int push_lost(struct syslog *sl)
 	int r;
 
 	put_header(&sb, sl->facility, "lost", NULL, sl->host, sl->procid);
-	sbuf__printf(&sb, " [pgrptrace@" SYSLOG_PEN
-			  " event=\"lost\" sink=\"syslog\" records=\"%llu\"", sl->lost.n);
+	sbuf__printf(&sb,
+		     " [pgrptrace@" SYSLOG_PEN " event=\"lost\" sink=\"syslog\" records=\"%llu\"",
+		     sl->lost.n);
 	if (sl->lost.first || sl->lost.last)
 		sbuf__printf(&sb, " first_seq=\"%llu\" last_seq=\"%llu\"", sl->lost.first,
 			     sl->lost.last);
-	sbuf__printf(&sb, "] %llu records could not be sent to this collector "
-			  "(the queue was full while it was away)", sl->lost.n);
+	sbuf__printf(&sb,
+		     "] %llu records could not be sent to this collector "
+		     "(the queue was full while it was away)",
+		     sl->lost.n);
 	r = sb.oom ? -ENOMEM : push(sl, &sb, 0, false);
 	sbuf__free(&sb);
 	if (!r)
@@ -601,8 +608,8 @@ static void count_lost(struct syslog *sl, unsigned long long seq, bool has_seq)
 {
 	if (!sl->lost.said) {
 		p_err("syslog: %s: the queue is full (%zu bytes); records "
-				"are lost until the collector is back, and counted", sl->target,
-			sl->qmax);
+		      "are lost until the collector is back, and counted",
+		      sl->target, sl->qmax);
 		sl->lost.said = true;
 	}
 	loss__add(&sl->lost, has_seq, seq, clock_ns(CLOCK_BOOTTIME));
@@ -669,8 +676,8 @@ static void syslog_close(void *ctx)
 		pop(sl, false);
 	close_conn(sl);
 	if (sl->lost.total)
-		p_err("syslog: %s: %llu records lost, %llu sent",
-			sl->target, sl->lost.total, sl->sent);
+		p_err("syslog: %s: %llu records lost, %llu sent", sl->target, sl->lost.total,
+		      sl->sent);
 }
 
 const struct sink_ops syslog_sink = {
@@ -726,8 +733,7 @@ struct syslog *syslog__open(const struct syslog_cfg *cfg)
 	 */
 	r = try_connect(sl);
 	if (r && sl->kind == SYSLOG_UNIX) {
-		p_err("--syslog: no syslog daemon listens on %s: %s",
-			sl->target, strerror(-r));
+		p_err("--syslog: no syslog daemon listens on %s: %s", sl->target, strerror(-r));
 		goto fail;
 	}
 	if (r)

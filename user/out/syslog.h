@@ -14,17 +14,17 @@
 #include <stddef.h>
 #include "sink.h"
 
-#define SYSLOG_DEFAULT_TARGET	"/dev/log"
-#define SYSLOG_DEFAULT_QUEUE	(8u << 20)
+#define SYSLOG_DEFAULT_TARGET "/dev/log"
+#define SYSLOG_DEFAULT_QUEUE  (8u << 20)
 /* The SD-ID suffix: RFC 5612's enterprise number for documentation (we have none). */
-#define SYSLOG_PEN		"32473"
+#define SYSLOG_PEN	      "32473"
 
 enum syslog_kind { SYSLOG_UNIX, SYSLOG_UDP, SYSLOG_TCP };
 
 struct syslog_cfg {
-	const char *target;	/* "/dev/log", "unix:PATH", "tcp://HOST:PORT", "udp://HOST:PORT" */
-	int facility;		/* 0-23 */
-	size_t queue_bytes;	/* what may wait while the collector is away */
+	const char *target; /* "/dev/log", "unix:PATH", "tcp://HOST:PORT", "udp://HOST:PORT" */
+	int facility;	    /* 0-23 */
+	size_t queue_bytes; /* what may wait while the collector is away */
 };
 
 struct syslog;

@@ -70,7 +70,8 @@ static void text_error(struct sbuf *sb, int ret)
 {
 	char buf[16];
 
-	sbuf__printf(sb, "failed: %s", decode__errname((int)(0U - (unsigned int)ret), buf, sizeof(buf)));
+	sbuf__printf(sb, "failed: %s",
+		     decode__errname((int)(0U - (unsigned int)ret), buf, sizeof(buf)));
 }
 
 static void text_grp_change(struct sbuf *sb, const struct pgt_grp *old, const struct pgt_proc *now)
@@ -92,7 +93,7 @@ static void text_arg(struct sbuf *sb, const struct span *a)
 
 	if (quote)
 		sbuf__putc(sb, '\'');
-	while ((q = memchr(p, '\'', end - p))) {	/* a quote inside: \' */
+	while ((q = memchr(p, '\'', end - p))) { /* a quote inside: \' */
 		sbuf__put_text(sb, p, q - p);
 		sbuf__puts(sb, "\\'");
 		p = q + 1;
@@ -108,7 +109,8 @@ static void text_deleted(struct sbuf *sb, const struct pgt_exec *e, bool exe)
 	char path[DECODE_PATH_SIZE];
 	bool cut;
 
-	if (!decode__exec_deleted(e, exe) || decode__exec_path(e, exe, path, sizeof(path), &cut) < 0)
+	if (!decode__exec_deleted(e, exe) ||
+	    decode__exec_path(e, exe, path, sizeof(path), &cut) < 0)
 		return;
 	sbuf__puts(sb, exe ? " [executable " : " [cwd ");
 	sbuf__put_text(sb, path, sizeof(path));
@@ -220,8 +222,7 @@ static void text_event(struct sbuf *sb, const struct fmt_ctx *fc, const struct p
 		char name[32];
 
 		text_proc(sb, &t->proc);
-		sbuf__printf(sb, "%s %s by %s, session %u%s",
-			     t->acquire ? "acquired" : "released",
+		sbuf__printf(sb, "%s %s by %s, session %u%s", t->acquire ? "acquired" : "released",
 			     tty_or_dash(t->tty, t->tty_nr, name, sizeof(name)),
 			     decode__tty_how_name(t->how), t->sid,
 			     t->session_wide ? " (whole session)" : "");
@@ -232,8 +233,8 @@ static void text_event(struct sbuf *sb, const struct fmt_ctx *fc, const struct p
 		char name[32];
 
 		text_proc(sb, &f->proc);
-		sbuf__printf(sb, "%s foreground %u -> ", tty_or_dash(f->tty, f->tty_nr, name,
-								     sizeof(name)), f->old_pgid);
+		sbuf__printf(sb, "%s foreground %u -> ",
+			     tty_or_dash(f->tty, f->tty_nr, name, sizeof(name)), f->old_pgid);
 		if (f->ret < 0)
 			text_error(sb, f->ret);
 		else
@@ -264,7 +265,8 @@ static void text_lost(struct sbuf *sb, const struct fmt_ctx *fc, const struct lo
 
 	text_time(sb, fc, li->to_ns);
 	if (li->output) {
-		sbuf__printf(sb, "%-11s %-7s %-7s %-7s %-7s %-8s %-16s %llu records not written to ",
+		sbuf__printf(sb,
+			     "%-11s %-7s %-7s %-7s %-7s %-8s %-16s %llu records not written to ",
 			     "lost", "-", "-", "-", "-", "-", "-", (unsigned long long)li->total);
 		sbuf__put_text(sb, li->output, strlen(li->output) + 1);
 		sbuf__printf(sb, " (its queue was full), seq %llu to %llu\n",
@@ -296,7 +298,8 @@ static void text_signal(struct sbuf *sb, const struct fmt_ctx *fc, const struct 
 	 * A terminal's signal runs in a kernel worker, whose pid and groups
 	 * say nothing: the row names the tty (the JSON record keeps the worker).
 	 */
-	if ((r->proc.flags & PGT_F_KTHREAD) && decode__tty_name(r->tty, r->tty_nr, name, sizeof(name)))
+	if ((r->proc.flags & PGT_F_KTHREAD) &&
+	    decode__tty_name(r->tty, r->tty_nr, name, sizeof(name)))
 		sbuf__printf(sb, "%-7s %-7s %-7s %-7s %-8s %-16s ", "-", "-", "-", "-", name,
 			     "[tty]");
 	else
@@ -414,8 +417,9 @@ static void text_correction(struct sbuf *sb, const struct fmt_ctx *fc, const str
 	sbuf__printf(sb, "%-11s ", "correction");
 	if (p) {
 		text_proc(sb, &p->ctx);
-		sbuf__puts(sb, n->kind == NOTE_RESYNC_ADDED ? "missed, added by resync (uncertain)"
-							     : "corrected by resync (uncertain)");
+		sbuf__puts(sb, n->kind == NOTE_RESYNC_ADDED ?
+				       "missed, added by resync (uncertain)" :
+				       "corrected by resync (uncertain)");
 	} else {
 		sbuf__printf(sb, "%-7u %-7s %-7s %-7s %-8s %-16s gone, removed by resync", n->pid,
 			     "-", "-", "-", "-", "-");

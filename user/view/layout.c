@@ -49,7 +49,8 @@ static void cut_groups(struct layout *l)
 
 	for (i = 0; i < l->n; i = j) {
 		for (j = i; j < l->n && l->procs[j]->ctx.sid == l->procs[i]->ctx.sid &&
-			    l->procs[j]->ctx.pgid == l->procs[i]->ctx.pgid; j++)
+			    l->procs[j]->ctx.pgid == l->procs[i]->ctx.pgid;
+		     j++)
 			;
 		l->groups[l->ng++] = (struct layout_run){ i, j - i, l->procs[i]->ctx.start_ns,
 							  l->procs[i]->ctx.pgid, false };
@@ -71,8 +72,8 @@ static void cut_sessions(struct layout *l, const struct model *m, bool logins)
 				key = l->groups[j].key;
 		if (leader)
 			key = leader->ctx.start_ns;
-		l->sessions[l->ns++] = (struct layout_run){ i, j - i, key, sid,
-							    logins && is_login(m, sid) };
+		l->sessions[l->ns++] =
+			(struct layout_run){ i, j - i, key, sid, logins && is_login(m, sid) };
 	}
 }
 

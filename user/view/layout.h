@@ -14,18 +14,18 @@
 
 /* A run of processes (a group) or of groups (a session). */
 struct layout_run {
-	size_t first, count;	/* into the processes, or into the groups */
-	__u64 key;		/* the leader's start, else the earliest member's */
-	__u32 id;		/* pgid or sid */
-	bool login;		/* a session a person looks for first (with @logins) */
+	size_t first, count; /* into the processes, or into the groups */
+	__u64 key;	     /* the leader's start, else the earliest member's */
+	__u32 id;	     /* pgid or sid */
+	bool login;	     /* a session a person looks for first (with @logins) */
 };
 
 struct layout {
-	struct mproc **procs;		/* by session, group, start, pid */
+	struct mproc **procs; /* by session, group, start, pid */
 	size_t n;
-	struct layout_run *groups;	/* each session's, sorted */
+	struct layout_run *groups; /* each session's, sorted */
 	size_t ng;
-	struct layout_run *sessions;	/* sorted: logins first (with @logins), then by key */
+	struct layout_run *sessions; /* sorted: logins first (with @logins), then by key */
 	size_t ns;
 };
 

@@ -65,7 +65,7 @@ struct ctx {
 	const struct glyphs *g;
 	struct mproc **procs;
 	struct sbuf *out;
-	struct jsonw w;		/* with --json, on out */
+	struct jsonw w; /* with --json, on out */
 	char prefix[512];
 };
 
@@ -98,7 +98,8 @@ static void proc_line(struct ctx *c, const struct mproc *p, bool under_parent)
 }
 
 /* The processes of group run @r whose parent is @ppid, nested. */
-static void proc_children(struct ctx *c, const struct layout_run *r, __u32 ppid, bool roots, int depth)
+static void proc_children(struct ctx *c, const struct layout_run *r, __u32 ppid, bool roots,
+			  int depth)
 {
 	size_t i, last = (size_t)-1, plen = strlen(c->prefix);
 
@@ -227,8 +228,7 @@ static bool want(void *ctx, const struct mproc *p)
 }
 
 /* One session @s and its groups. */
-static void draw_session(struct ctx *c, const struct layout_run *s,
-			 const struct layout_run *groups)
+static void draw_session(struct ctx *c, const struct layout_run *s, const struct layout_run *groups)
 {
 	const struct model *m = c->m;
 	struct sbuf *out = c->out;
@@ -279,8 +279,8 @@ size_t tree__render(const struct model *m, const struct tree_opts *o, struct sbu
 	return i;
 }
 
-size_t tree__redraw(const struct model *m, const struct tree_opts *o, struct sbuf *last,
-		    bool clear, bool blank, struct sbuf *out)
+size_t tree__redraw(const struct model *m, const struct tree_opts *o, struct sbuf *last, bool clear,
+		    bool blank, struct sbuf *out)
 {
 	size_t n;
 

@@ -9,11 +9,11 @@
 #include "sbuf.h"
 
 struct tree_opts {
-	bool ascii;		/* ASCII glyphs instead of UTF-8 box drawing */
-	bool json;		/* one JSON document instead of text */
+	bool ascii; /* ASCII glyphs instead of UTF-8 box drawing */
+	bool json;  /* one JSON document instead of text */
 	/* uid, session and comm as filter__proc(); --tty: the sessions on that tty (NULL: all) */
 	const struct filter *filter;
-	__u32 pid;		/* -p PID: that subtree, 0 for all */
+	__u32 pid; /* -p PID: that subtree, 0 for all */
 };
 
 /*
@@ -26,7 +26,6 @@ struct tree_opts {
 bool tree__wanted(const struct model *m, const struct filter *filter, __u32 pid,
 		  const struct mproc *p);
 
-
 /* Whether @pgid is the foreground group of @sid's tty. */
 bool tree__is_foreground(const struct model *m, __u32 sid, __u32 pgid);
 
@@ -38,7 +37,7 @@ size_t tree__render(const struct model *m, const struct tree_opts *o, struct sbu
  * an empty line. @out is left empty when nothing changed. Returns the
  * processes drawn.
  */
-size_t tree__redraw(const struct model *m, const struct tree_opts *o, struct sbuf *last,
-		    bool clear, bool blank, struct sbuf *out);
+size_t tree__redraw(const struct model *m, const struct tree_opts *o, struct sbuf *last, bool clear,
+		    bool blank, struct sbuf *out);
 
 #endif /* __TREE_H */

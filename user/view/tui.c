@@ -15,28 +15,28 @@
 #include "view.h"
 #include "msg.h"
 
-#define EVENTS_KEPT	64	/* the event pane's lines, newest last */
-#define PANE_LINES	4
-#define MARKS_MAX	65536	/* escaped processes remembered; the oldest go first */
-#define STATE_REFRESH_NS	1000000000ULL	/* a redraw at least this often */
+#define EVENTS_KEPT	 64 /* the event pane's lines, newest last */
+#define PANE_LINES	 4
+#define MARKS_MAX	 65536	       /* escaped processes remembered; the oldest go first */
+#define STATE_REFRESH_NS 1000000000ULL /* a redraw at least this often */
 
 /* An escaped process: where it came from, as its escape record said. */
 struct mark_node {
-	__u32 pid;		/* key */
+	__u32 pid; /* key */
 	__u64 start_ns;
-	__u64 added;		/* for forgetting the oldest */
+	__u64 added; /* for forgetting the oldest */
 	struct view_mark mark;
 	UT_hash_handle hh;
 };
 
 /* A session or group folded or unfolded by the user, against its default. */
 struct fold_node {
-	__u64 key;		/* kind << 32 | id */
+	__u64 key; /* kind << 32 | id */
 	UT_hash_handle hh;
 };
 
 struct pane_line {
-	__u32 sid[2];		/* the sessions it concerns (0: none) */
+	__u32 sid[2]; /* the sessions it concerns (0: none) */
 	char *text;
 };
 
@@ -57,26 +57,26 @@ struct tui {
 	/* Following: the row the cursor stays on as rows come and go. */
 	bool follow;
 	struct view_row followed;
-	bool dirty;		/* a key, a resize: draw now */
-	bool pane_new;		/* a line for the pane: draw once the interval is up */
+	bool dirty;    /* a key, a resize: draw now */
+	bool pane_new; /* a line for the pane: draw once the interval is up */
 	__u64 drawn_gen, next_ns, drawn_ns;
 	char search[64];
 	size_t search_len;
 	bool searching;
-	char status[160];	/* a message until the next key */
+	char status[160]; /* a message until the next key */
 	bool has_uid;
 	__u32 uid;
 	char tty[32];
 	__u32 sid;
-	struct lineage *login;	/* held */
+	struct lineage *login; /* held */
 	bool escapes_only;
 	bool kthreads;
 	struct sbuf line;
 	bool quit;
-	__u32 *esc_sids;	/* note_escapees() */
+	__u32 *esc_sids; /* note_escapees() */
 	size_t nesc_sids;
-	struct sbuf said;	/* what pgrptrace said while the screen was ours */
-	const struct mproc *state_of;	/* proc_state()'s last process, this draw */
+	struct sbuf said;	      /* what pgrptrace said while the screen was ours */
+	const struct mproc *state_of; /* proc_state()'s last process, this draw */
 	char state;
 };
 
@@ -277,8 +277,8 @@ static bool is_toggled(struct tui *t, enum view_kind kind, __u32 id)
 
 static bool filtered(const struct tui *t)
 {
-	return t->has_uid || t->tty[0] || t->sid || t->login || t->escapes_only ||
-	       t->cfg.pid || (t->cfg.filter && filter__active(t->cfg.filter));
+	return t->has_uid || t->tty[0] || t->sid || t->login || t->escapes_only || t->cfg.pid ||
+	       (t->cfg.filter && filter__active(t->cfg.filter));
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -372,10 +372,19 @@ static void rebuild(struct tui *t)
 {
 	note_escapees(t);
 	t->vo = (struct view_opts){
-		.filter = t->cfg.filter, .pid = t->cfg.pid, .kthreads = t->kthreads,
-		.escapes_only = t->escapes_only, .has_uid = t->has_uid, .uid = t->uid,
-		.tty = t->tty[0] ? t->tty : NULL, .sid = t->sid, .login = t->login,
-		.folded = is_folded, .folded_ctx = t, .mark = mark_of, .mark_ctx = t,
+		.filter = t->cfg.filter,
+		.pid = t->cfg.pid,
+		.kthreads = t->kthreads,
+		.escapes_only = t->escapes_only,
+		.has_uid = t->has_uid,
+		.uid = t->uid,
+		.tty = t->tty[0] ? t->tty : NULL,
+		.sid = t->sid,
+		.login = t->login,
+		.folded = is_folded,
+		.folded_ctx = t,
+		.mark = mark_of,
+		.mark_ctx = t,
 	};
 	if (view__build(&t->view, t->cfg.model, &t->vo))
 		snprintf(t->status, sizeof(t->status), "out of memory");
@@ -548,7 +557,7 @@ static void draw(struct tui *t)
 
 	getmaxyx(stdscr, h, w);
 	rebuild(t);
-	t->state_of = NULL;	/* states are read anew for each draw */
+	t->state_of = NULL; /* states are read anew for each draw */
 	refollow(t);
 	if (t->cursor >= t->view.n)
 		t->cursor = t->view.n ? t->view.n - 1 : 0;
@@ -604,7 +613,8 @@ static void draw(struct tui *t)
 
 			if (!pl->text)
 				continue;
-			if (filtered(t) && !sid_in_view(t, pl->sid[0]) && !sid_in_view(t, pl->sid[1]))
+			if (filtered(t) && !sid_in_view(t, pl->sid[0]) &&
+			    !sid_in_view(t, pl->sid[1]))
 				continue;
 			rows[shown++] = pl->text;
 		}
@@ -684,8 +694,7 @@ static void search_next(struct tui *t)
 			return;
 		}
 	}
-	snprintf(t->status, sizeof(t->status), "not found: %.*s", (int)t->search_len,
-		 t->search);
+	snprintf(t->status, sizeof(t->status), "not found: %.*s", (int)t->search_len, t->search);
 }
 
 static void search_key(struct tui *t, int c)
@@ -878,8 +887,11 @@ struct tui *tui__open(const struct tui_cfg *cfg)
 	}
 	t->cfg = *cfg;
 	t->kthreads = cfg->kthreads;
-	t->st = (struct view_style){ .utf8 = !cfg->ascii, .state = proc_state, .state_ctx = t,
-				     .mark = mark_of, .mark_ctx = t };
+	t->st = (struct view_style){ .utf8 = !cfg->ascii,
+				     .state = proc_state,
+				     .state_ctx = t,
+				     .mark = mark_of,
+				     .mark_ctx = t };
 	t->dirty = true;
 	return t;
 }
@@ -906,8 +918,7 @@ int tui__start(struct tui *t)
 
 	t->scr = newterm(term && *term ? NULL : "vt100", stdout, stdin);
 	if (!t->scr) {
-		p_err("--tree: cannot use this terminal (TERM=%s)",
-			term ? term : "");
+		p_err("--tree: cannot use this terminal (TERM=%s)", term ? term : "");
 		return -1;
 	}
 	set_term(t->scr);

@@ -19,15 +19,15 @@
 
 struct tui_cfg {
 	const struct model *model;
-	const struct filter *filter;	/* --uid, --tty, --session, --comm */
-	__u32 pid;			/* -p PID */
-	bool kthreads;			/* --kernel-threads */
-	int color;			/* 1 colours, 0 none */
-	bool ascii;			/* --ascii */
-	const char *host;		/* for the title */
-	__u64 interval_ms;		/* at most one redraw for model changes per interval */
-	__s64 boot_to_real_ns;		/* the pane's times: CLOCK_REALTIME - CLOCK_BOOTTIME */
-	bool utc;			/* --utc */
+	const struct filter *filter; /* --uid, --tty, --session, --comm */
+	__u32 pid;		     /* -p PID */
+	bool kthreads;		     /* --kernel-threads */
+	int color;		     /* 1 colours, 0 none */
+	bool ascii;		     /* --ascii */
+	const char *host;	     /* for the title */
+	__u64 interval_ms;	     /* at most one redraw for model changes per interval */
+	__s64 boot_to_real_ns;	     /* the pane's times: CLOCK_REALTIME - CLOCK_BOOTTIME */
+	bool utc;		     /* --utc */
 };
 
 struct tui;
@@ -47,8 +47,8 @@ bool tui__keys(struct tui *t);
 void tui__draw(struct tui *t, __u64 now_ns);
 
 /* What the pipeline passes on (after the filters): marks, and the pane's lines. */
-void tui__event(struct tui *t, const struct pgt_event *ev);	/* tty changes */
-void tui__signal(struct tui *t, const struct sig_cause *c);	/* to groups, sessions, all */
+void tui__event(struct tui *t, const struct pgt_event *ev); /* tty changes */
+void tui__signal(struct tui *t, const struct sig_cause *c); /* to groups, sessions, all */
 void tui__escape(struct tui *t, const struct escape *e);
 /* Records the kernel side could not deliver: the model is read again. */
 void tui__lost(struct tui *t, const struct lost_info *li);

@@ -95,7 +95,7 @@ static int add_kids(struct view *v, struct mproc **procs, const struct kid *kids
 	size_t lo = 0, hi = n, i;
 	struct view_row *r;
 
-	while (lo < hi) {		/* the first kid of @ppid */
+	while (lo < hi) { /* the first kid of @ppid */
 		size_t mid = lo + (hi - lo) / 2;
 
 		if (kids[mid].ppid < ppid)
@@ -109,11 +109,15 @@ static int add_kids(struct view *v, struct mproc **procs, const struct kid *kids
 		r = add_row(v, VIEW_PROC);
 		if (!r)
 			return -ENOMEM;
-		*r = (struct view_row){ .kind = VIEW_PROC, .sid = p->ctx.sid, .pgid = p->ctx.pgid,
-					.pid = p->ctx.pid, .start_ns = p->ctx.start_ns, .p = p,
-					.depth = depth, .under_parent = ppid != 0 };
-		if (depth < 64 && p->ctx.pid &&
-		    add_kids(v, procs, kids, n, p->ctx.pid, depth + 1))
+		*r = (struct view_row){ .kind = VIEW_PROC,
+					.sid = p->ctx.sid,
+					.pgid = p->ctx.pgid,
+					.pid = p->ctx.pid,
+					.start_ns = p->ctx.start_ns,
+					.p = p,
+					.depth = depth,
+					.under_parent = ppid != 0 };
+		if (depth < 64 && p->ctx.pid && add_kids(v, procs, kids, n, p->ctx.pid, depth + 1))
 			return -ENOMEM;
 	}
 	return 0;
@@ -246,7 +250,7 @@ size_t view__fit(const char *s, size_t len, size_t cols, size_t *used)
 	while (i < len) {
 		l = utf8__seq_len(u + i, len - i);
 		if (!l)
-			l = 1;	/* not from sbuf__put_text(): count it, as a terminal might */
+			l = 1; /* not from sbuf__put_text(): count it, as a terminal might */
 		w = utf8__width(u + i, l);
 		if (c + (size_t)w > cols)
 			break;
@@ -354,8 +358,9 @@ static void proc_text(struct sbuf *sb, const struct mproc *p, const struct view_
 	if (need + cols_of(&adopted, 0) > cols)
 		sbuf__reset(&adopted);
 	room = cols - (cols < head ? cols : head);
-	room -= room < cols_of(&mark, 0) + cols_of(&ppid, 0) + cols_of(&adopted, 0) ? room :
-		cols_of(&mark, 0) + cols_of(&ppid, 0) + cols_of(&adopted, 0);
+	room -= room < cols_of(&mark, 0) + cols_of(&ppid, 0) + cols_of(&adopted, 0) ?
+			room :
+			cols_of(&mark, 0) + cols_of(&ppid, 0) + cols_of(&adopted, 0);
 	if (room < 8)
 		room = 8;
 	fit = view__fit(args.buf, args.len, room, &used);

@@ -17,49 +17,49 @@ enum view_kind { VIEW_SESSION, VIEW_GROUP, VIEW_PROC };
 
 /* Where a process escaped from, as the escape records said (user/tui.c keeps them). */
 struct view_mark {
-	char kind[16];		/* the escape's kind: "setsid", "daemonize"... */
+	char kind[16]; /* the escape's kind: "setsid", "daemonize"... */
 	__u32 from_sid;
-	__u32 login_pid;	/* its login's entry leader, 0 if none */
-	char login_tty[32];	/* "pts/1", "" if none */
+	__u32 login_pid;    /* its login's entry leader, 0 if none */
+	char login_tty[32]; /* "pts/1", "" if none */
 };
 
 typedef const struct view_mark *(*view_mark_fn)(void *ctx, const struct mproc *p);
 
 struct view_opts {
-	const struct filter *filter;	/* --uid, --tty, --session, --comm (NULL: none) */
-	__u32 pid;			/* -p PID: that subtree (0: all) */
-	bool kthreads;			/* show kernel threads */
-	bool escapes_only;		/* only escaped processes, under their sessions */
+	const struct filter *filter; /* --uid, --tty, --session, --comm (NULL: none) */
+	__u32 pid;		     /* -p PID: that subtree (0: all) */
+	bool kthreads;		     /* show kernel threads */
+	bool escapes_only;	     /* only escaped processes, under their sessions */
 	/* The keys' filters; 0, NULL or false for none. */
 	bool has_uid;
 	__u32 uid;
-	const char *tty;		/* "pts/1": the sessions on that tty */
+	const char *tty; /* "pts/1": the sessions on that tty */
 	__u32 sid;
-	const struct lineage *login;	/* one login: its entry leader's link */
+	const struct lineage *login; /* one login: its entry leader's link */
 	/* Folded sessions and groups: @folded(ctx, kind, id). NULL: nothing folded. */
 	bool (*folded)(void *ctx, enum view_kind kind, __u32 id);
 	void *folded_ctx;
-	view_mark_fn mark;		/* escapes, NULL: none known */
+	view_mark_fn mark; /* escapes, NULL: none known */
 	void *mark_ctx;
 };
 
 struct view_row {
 	enum view_kind kind;
 	__u32 sid, pgid, pid;
-	__u64 start_ns;		/* a process's, for following it */
-	const struct mproc *p;	/* a process row's, or a one-process group's process */
-	unsigned int depth;	/* a process under its parent in the group */
-	unsigned int members;	/* a session's or a group's processes */
-	bool fg;		/* the group is its tty's foreground */
+	__u64 start_ns;	       /* a process's, for following it */
+	const struct mproc *p; /* a process row's, or a one-process group's process */
+	unsigned int depth;    /* a process under its parent in the group */
+	unsigned int members;  /* a session's or a group's processes */
+	bool fg;	       /* the group is its tty's foreground */
 	bool folded;
-	bool login;		/* a session with a tty or a login's entry leader */
-	bool under_parent;	/* drawn under its parent */
+	bool login;	   /* a session with a tty or a login's entry leader */
+	bool under_parent; /* drawn under its parent */
 };
 
 struct view {
 	struct view_row *rows;
 	size_t n, cap;
-	size_t procs;		/* processes shown */
+	size_t procs; /* processes shown */
 	size_t hidden_kthreads;
 };
 
