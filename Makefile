@@ -64,7 +64,7 @@ BPF_CFLAGS	:= -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
 # Packages a fresh Debian 12 needs: to build, and to test.
 BUILD_PKGS	:= make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config uthash-dev \
 		   libsystemd-dev libncurses-dev
-TEST_PKGS	:= libclang-rt-14-dev libcmocka-dev libjansson-dev uthash-dev python3 python3-jsonschema perl util-linux procps man-db tmux openssh-server rsyslog \
+TEST_PKGS	:= clang-format libclang-rt-14-dev libcmocka-dev libjansson-dev uthash-dev python3 python3-jsonschema perl util-linux procps man-db tmux openssh-server rsyslog \
 		   qemu-system-x86 busybox-static cpio podman runc conmon systemd logrotate bash-completion
 
 ifeq ($(V),1)
@@ -76,7 +76,8 @@ msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
 .DELETE_ON_ERROR:
-.PHONY: all bpf clean check-san deps deps-test run check test unit integration install vmlinux help
+.PHONY: all bpf clean check-san deps deps-test run check test unit integration install vmlinux help \
+	format check-format
 
 all: $(BIN)
 
@@ -89,10 +90,26 @@ help:
 	@echo 'make soak       logins, jobs, timers and churn at once, checked (root, SOAK_SECONDS=600)'
 	@echo 'make bench      install the observers and run the benchmark (root, ~11 min)'
 	@echo 'make bench-guest  the cost of each hook level in a qemu guest of Debian 12 (~6 min)'
+	@echo 'make format     format the C sources as .clang-format says (make check fails otherwise)'
 	@echo 'make bpf        build only the BPF object (ARCH=x86|arm64)'
 	@echo 'make vmlinux    regenerate vmlinux/$$(ARCH)/vmlinux.h from this kernel'
 	@echo 'make install    install to $$(DESTDIR)$$(prefix)'
 	@echo 'V=1             show full commands'
+
+# Every C source of ours, formatted by clang-format as .clang-format says
+# (the kernel's style): make format does it, make check fails on a difference.
+FORMAT_FILES	:= $(wildcard user/*.[ch] user/*/*.[ch] bpf/*.[ch] tests/*.c tests/unit/*.[ch] \
+		   tests/fuzz/*.c bench/*.c)
+CLANG_FORMAT	?= clang-format
+
+format:
+	$(Q)$(CLANG_FORMAT) -i $(FORMAT_FILES)
+
+check-format:
+	$(call msg,FORMAT,$(words $(FORMAT_FILES)) files)
+	$(Q)$(CLANG_FORMAT) --dry-run --Werror $(FORMAT_FILES) || \
+		{ echo "make check-format: the files above differ from .clang-format's style;" \
+		       "make format fixes them" >&2; exit 1; }
 
 $(OUTPUT) $(OUTPUT)/bpf $(OUTPUT)/user $(OUTPUT)/tests:
 	$(Q)mkdir -p $@

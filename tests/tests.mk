@@ -129,6 +129,7 @@ test: check
 # The inner loop: the unit tests and the plain build's end-to-end tests, on
 # this kernel only (about 5 minutes). CI runs the whole `make check`.
 check-quick: deps-test
+	$(Q)$(MAKE) --no-print-directory check-format
 	$(Q)$(MAKE) --no-print-directory test-bins
 	$(Q)rm -rf $(FIELDS_DIR)
 	$(Q)$(MAKE) --no-print-directory prove-all
