@@ -62,6 +62,8 @@ static void take_model_view(struct proc_view *v, const struct model *m, const st
 
 static void put_view(struct proc_view *v)
 {
+	if (!v->image && !v->entry && !v->cg && !v->entry_image)
+		return; /* the common case of a text output: nothing was taken */
 	image__put(v->image);
 	lineage__put(v->entry);
 	pcgroup__put(v->cg);
@@ -84,7 +86,7 @@ static void init(struct record *r, enum record_kind kind, __u64 ts_ns)
 	memset(r, 0, offsetof(struct record, ev));
 	r->kind = kind;
 	r->ts_ns = ts_ns;
-	r->payload = 0;
+	r->head = r->payload = 0;
 }
 
 void record__event(struct record *r, const struct model *m, const struct pgt_event *ev)
@@ -213,9 +215,35 @@ static size_t payload_size(const struct record *r)
 
 #define ALIGN8(n) (((n) + 7) & ~(size_t)7)
 
+/* The bytes of @r a held copy keeps: up to the end of its kind's member. */
+static size_t head_size(const struct record *r)
+{
+	size_t m;
+
+	switch (r->kind) {
+	case RECORD_EVENT:
+		m = sizeof(r->ev);
+		break;
+	case RECORD_SIGNAL:
+		m = sizeof(r->sig);
+		break;
+	case RECORD_ESCAPE:
+		m = sizeof(r->esc);
+		break;
+	case RECORD_SURVIVOR:
+	case RECORD_CORRECTION:
+		m = sizeof(r->mp);
+		break;
+	default:
+		m = sizeof(r->lost);
+		break;
+	}
+	return ALIGN8(offsetof(struct record, ev) + m);
+}
+
 size_t record__held_size(const struct record *r)
 {
-	return ALIGN8(sizeof(*r) + r->payload);
+	return ALIGN8(r->head + r->payload);
 }
 
 size_t record__hold(struct record *r, struct sbuf *arena)
@@ -224,15 +252,16 @@ size_t record__hold(struct record *r, struct sbuf *arena)
 	const void *from = r->kind == RECORD_EVENT ? r->ev.raw : r->sig.rcpt;
 	struct record *h;
 
+	r->head = head_size(r);
 	r->payload = pay;
 	if (!sbuf__grow(arena, off + record__held_size(r) - arena->len + 1)) {
 		record__release(r);
 		return (size_t)-1;
 	}
 	h = (struct record *)(arena->buf + off);
-	memcpy(h, r, sizeof(*r));
+	memcpy(h, r, r->head);
 	if (pay)
-		memcpy((char *)(h + 1), from, pay);
+		memcpy((char *)h + r->head, from, pay);
 	arena->len = off + record__held_size(r);
 	r->kind = 0; /* its references are the held copy's now */
 	return off;
@@ -241,12 +270,13 @@ size_t record__hold(struct record *r, struct sbuf *arena)
 struct record *record__at(struct sbuf *arena, size_t off)
 {
 	struct record *r = (struct record *)(arena->buf + off);
+	char *payload = (char *)r + r->head;
 
 	if (r->kind == RECORD_EVENT) {
-		r->ev.raw = r + 1;
-		r->ev.hdr = (const struct pgt_hdr *)(r + 1);
+		r->ev.raw = payload;
+		r->ev.hdr = (const struct pgt_hdr *)payload;
 	} else if (r->kind == RECORD_SIGNAL) {
-		r->sig.rcpt = r->payload ? (struct sig_rcpt *)(r + 1) : NULL;
+		r->sig.rcpt = r->payload ? (struct sig_rcpt *)payload : NULL;
 		r->sig.cap = r->sig.nr;
 	}
 	return r;

@@ -73,6 +73,9 @@ struct record {
 	__u64 seq;	    /* its number in the output: set when its turn comes */
 	__u64 cause_seq;    /* derived: its cause's seq, if has_cause_seq */
 	__u64 ts_ns;	    /* boot time: the kernel record's, or when it was made */
+	/* Held: the bytes of this struct kept (up to its kind's member), then the payload's. */
+	size_t head;
+	size_t payload; /* the event's bytes, the recipients */
 	/*
 	 * views[0]: the record's process (a signal's sender, an escape's
 	 * process); views[1]: a fork's child, a setpgid's target.
@@ -89,7 +92,6 @@ struct record {
 		} mp;
 		struct lost_info lost; /* RECORD_LOST */
 	};
-	size_t payload; /* bytes after the struct when held: the event, the recipients */
 };
 
 /*
