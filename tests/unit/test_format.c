@@ -189,6 +189,136 @@ static void test_json_hostile_comm(void **state)
 	sbuf__free(&sb);
 }
 
+/*
+ * The fields a message sink takes, the old way: the record's JSON parsed
+ * back and walked, each scalar "path=text|bytes|exact\n", null left out, a
+ * string's bytes from its "_hex" twin (as the journal and syslog sinks did
+ * before json__walk()).
+ */
+static void flat_json(json_t *v, char *path, size_t plen, const char *hex, struct sbuf *out)
+{
+	const char *key;
+	json_t *m, *twin;
+	size_t i, n;
+	char name[96];
+
+	switch (json_typeof(v)) {
+	case JSON_OBJECT:
+		json_object_foreach(v, key, m) {
+			snprintf(name, sizeof(name), "%s_hex", key);
+			twin = json_object_get(v, name);
+			n = (size_t)snprintf(path + plen, 512 - plen, "%s%s", plen ? "." : "", key);
+			if (json_is_array(m)) {
+				for (i = 0; i < json_array_size(m); i++) {
+					size_t k = (size_t)snprintf(path + plen + n, 512 - plen - n,
+								    ".%zu", i);
+
+					flat_json(json_array_get(m, i), path, plen + n + k,
+						  json_string_value(json_array_get(twin, i)), out);
+				}
+			} else {
+				flat_json(m, path, plen + n,
+					  json_is_string(m) ? json_string_value(twin) : NULL, out);
+			}
+			path[plen] = '\0';
+		}
+		return;
+	case JSON_STRING: {
+		char raw[8192];
+		size_t got = 0;
+
+		if (hex)
+			hex_decode(hex, raw, &got);
+		sbuf__printf(out, "%.*s=", (int)plen, path);
+		sbuf__put(out, json_string_value(v), json_string_length(v));
+		sbuf__putc(out, '|');
+		if (hex)
+			sbuf__put(out, raw, got);
+		else
+			sbuf__put(out, json_string_value(v), json_string_length(v));
+		sbuf__printf(out, "|%d\n", !hex);
+		return;
+	}
+	case JSON_INTEGER:
+		sbuf__printf(out, "%.*s=%lld|%lld|1\n", (int)plen, path,
+			     (long long)json_integer_value(v), (long long)json_integer_value(v));
+		return;
+	case JSON_TRUE:
+	case JSON_FALSE:
+		sbuf__printf(out, "%.*s=%s|%s|1\n", (int)plen, path,
+			     json_is_true(v) ? "true" : "false",
+			     json_is_true(v) ? "true" : "false");
+		return;
+	default:
+		return;
+	}
+}
+
+/* The same, from json__walk(). */
+static void on_field(void *ctx, const struct field *f)
+{
+	struct sbuf *out = ctx;
+	unsigned int d;
+
+	for (d = 0; d < f->depth; d++)
+		sbuf__printf(out, "%s%s", d ? "." : "", f->path[d]);
+	sbuf__putc(out, '=');
+	sbuf__put(out, f->text, f->text_len);
+	sbuf__putc(out, '|');
+	sbuf__put(out, f->bytes, f->bytes_len);
+	sbuf__printf(out, "|%d\n", f->exact);
+}
+
+/* What the sinks send is what the JSON says, field by field, hostile names and all. */
+static void test_fields_walk_is_the_json(void **state)
+{
+	static const char args[] = "sh\0-c\0\xff\xfe\0tab\there\0";
+	struct host_id host;
+	struct fmt_ctx c = fc;
+	struct pgt_exec rec;
+	struct pgt_event ev = { .hdr = &rec.hdr, .exec = &rec };
+	struct sbuf js = {}, want = {}, got = {};
+	char path[512] = "";
+	struct record r;
+	json_t *j;
+	size_t i;
+
+	host__set(&host, "ho\xffst", "0123456789abcdef0123456789abcdef", "b00t");
+	c.host = &host;
+	for (i = 0; i < sizeof(hostile) / sizeof(hostile[0]); i++) {
+		memset(&rec, 0, sizeof(rec));
+		rec.hdr.type = PGT_EXEC;
+		rec.hdr.size = (__u16)PGT_EXEC_SIZE(sizeof(args));
+		rec.hdr.seq = i;
+		fill_proc(&rec.proc, hostile[i]);
+		rec.old_tid = 1234;
+		memcpy(rec.filename, hostile[i], strnlen(hostile[i], PGT_COMM_LEN));
+		rec.flags = PGT_EXEC_HAS_ARGS;
+		rec.args_len = sizeof(args);
+		memcpy(rec.data, args, sizeof(args));
+		record__event(&r, NULL, &ev);
+		r.seq = 40 + i;
+		sbuf__reset(&js);
+		sbuf__reset(&want);
+		sbuf__reset(&got);
+		json__record(&js, &c, &r);
+		j = parse_line(&js);
+		flat_json(j, path, 0, NULL, &want);
+		json_decref(j);
+		json__walk(&c, &r, on_field, &got);
+		record__release(&r);
+		assert_non_null(want.buf);
+		assert_non_null(got.buf);
+		if (strcmp(want.buf, got.buf))
+			fail_msg("name %zu: the walk differs from the JSON:\n%s\n--\n%s", i,
+				 want.buf, got.buf);
+	}
+	sbuf__free(&js);
+	sbuf__free(&want);
+	sbuf__free(&got);
+	(void)state;
+}
+
 /* Undo the text escaping: "\\" and "\xNN". */
 static size_t text_unescape(const char *s, size_t n, char *out)
 {
@@ -930,6 +1060,7 @@ int main(void)
 		cmocka_unit_test(test_output_in_kernel_order),
 		cmocka_unit_test(test_output_queue_on_stalled_fifo),
 		cmocka_unit_test(test_json_correction_cgroup),
+		cmocka_unit_test(test_fields_walk_is_the_json),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
