@@ -43,7 +43,7 @@ static int flush(void *ctx)
 	return session__flush(ctx);
 }
 
-/* The pipeline's results, to the output. */
+/* The pipeline's results, to the full-screen view or the output: none goes to both. */
 static void on_event(void *ctx, const struct pgt_event *ev)
 {
 	struct tracer *s = ctx;
@@ -53,7 +53,7 @@ static void on_event(void *ctx, const struct pgt_event *ev)
 	/* The full-screen view's pane shows tty changes; the model shows the rest. */
 	if (s->tui)
 		tui__event(s->tui, ev);
-	else if (s->print_events)
+	else
 		output__event(s->out, ev);
 }
 
@@ -65,7 +65,7 @@ static void on_signal_cause(void *ctx, const struct sig_cause *c)
 		return;
 	if (s->tui)
 		tui__signal(s->tui, c);
-	else if (s->print_events)
+	else
 		output__signal(s->out, c);
 }
 
@@ -77,7 +77,7 @@ static void on_escape(void *ctx, const struct escape *e)
 		return;
 	if (s->tui)
 		tui__escape(s->tui, e);
-	else if (s->print_escapes)
+	else
 		output__escape(s->out, e);
 }
 

@@ -86,7 +86,6 @@ static void init(struct record *r, enum record_kind kind, __u64 ts_ns)
 	memset(r, 0, offsetof(struct record, ev));
 	r->kind = kind;
 	r->ts_ns = ts_ns;
-	r->head = r->payload = 0;
 }
 
 void record__event(struct record *r, const struct model *m, const struct pgt_event *ev)
@@ -107,38 +106,41 @@ void record__event(struct record *r, const struct model *m, const struct pgt_eve
 void record__signal(struct record *r, const struct model *m, const struct sig_cause *c)
 {
 	init(r, RECORD_SIGNAL, c->first.hdr.ts_ns);
+	take_view(&r->views[0], m, &c->first.proc, c->image, c->entry, c->cg, c->known,
+		  c->entry_inferred);
+	/* The sender's image, login and cgroup are the view's: the copy holds none. */
 	r->sig = *c;
 	r->sig.next = NULL;
 	memset(&r->sig.hh, 0, sizeof(r->sig.hh));
-	image__get(r->sig.image);
-	lineage__get(r->sig.entry);
-	pcgroup__get(r->sig.cg);
-	take_view(&r->views[0], m, &c->first.proc, c->image, c->entry, c->cg, c->known,
-		  c->entry_inferred);
+	r->sig.image = NULL;
+	r->sig.entry = NULL;
+	r->sig.cg = NULL;
 }
 
 void record__escape(struct record *r, const struct model *m, const struct escape *e)
 {
 	init(r, RECORD_ESCAPE, e->ts_ns);
 	r->derived = true;
+	take_view(&r->views[0], m, &e->proc, e->image, e->entry, e->cg, true, e->entry_inferred);
+	/* Its lineage for the origin; its image, login and cgroup are the view's. */
 	r->esc = *e;
 	lineage__get(r->esc.lineage);
-	lineage__get(r->esc.entry);
-	pcgroup__get(r->esc.cg);
-	image__get(r->esc.image);
-	take_view(&r->views[0], m, &e->proc, e->image, e->entry, e->cg, true, e->entry_inferred);
+	r->esc.entry = NULL;
+	r->esc.cg = NULL;
+	r->esc.image = NULL;
 }
 
 /* @p as it is, its references its own. */
 static void take_proc(struct record *r, const struct model *m, const struct mproc *p)
 {
-	r->mp.proc = *p;
-	lineage__get(r->mp.proc.lineage);
-	lineage__get(r->mp.proc.entry);
-	pcgroup__get(r->mp.proc.cg);
-	r->mp.has_proc = true;
 	take_view(&r->views[0], m, &p->ctx, model__image(p), p->entry, p->cg, true,
 		  p->entry_inferred);
+	/* Its lineage for the origin; its login and cgroup are the view's. */
+	r->mp.proc = *p;
+	lineage__get(r->mp.proc.lineage);
+	r->mp.proc.entry = NULL;
+	r->mp.proc.cg = NULL;
+	r->mp.has_proc = true;
 }
 
 void record__survivor(struct record *r, const struct model *m, const struct mproc *p, __u64 now_ns)
@@ -168,29 +170,10 @@ void record__release(struct record *r)
 {
 	put_view(&r->views[0]);
 	put_view(&r->views[1]);
-	switch (r->kind) {
-	case RECORD_SIGNAL:
-		image__put(r->sig.image);
-		lineage__put(r->sig.entry);
-		pcgroup__put(r->sig.cg);
-		break;
-	case RECORD_ESCAPE:
+	if (r->kind == RECORD_ESCAPE)
 		lineage__put(r->esc.lineage);
-		lineage__put(r->esc.entry);
-		pcgroup__put(r->esc.cg);
-		image__put(r->esc.image);
-		break;
-	case RECORD_SURVIVOR:
-	case RECORD_CORRECTION:
-		if (r->mp.has_proc) {
-			lineage__put(r->mp.proc.lineage);
-			lineage__put(r->mp.proc.entry);
-			pcgroup__put(r->mp.proc.cg);
-		}
-		break;
-	default:
-		break;
-	}
+	else if ((r->kind == RECORD_SURVIVOR || r->kind == RECORD_CORRECTION) && r->mp.has_proc)
+		lineage__put(r->mp.proc.lineage);
 	memset(r->views, 0, sizeof(r->views));
 	r->kind = 0;
 }

@@ -281,13 +281,21 @@ bool sbuf__put_json_str(struct sbuf *sb, const char *str, size_t max)
 	return replaced;
 }
 
+void sbuf__put_hex(struct sbuf *sb, const void *data, size_t len)
+{
+	static const char digits[] = "0123456789abcdef";
+	const unsigned char *s = data;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		sbuf__putc(sb, digits[s[i] >> 4]);
+		sbuf__putc(sb, digits[s[i] & 15]);
+	}
+}
+
 void sbuf__put_json_hex(struct sbuf *sb, const char *str, size_t max)
 {
-	const unsigned char *s = (const unsigned char *)str;
-	size_t n = str__len(str, max), i;
-
 	sbuf__putc(sb, '"');
-	for (i = 0; i < n; i++)
-		sbuf__printf(sb, "%02x", s[i]);
+	sbuf__put_hex(sb, str, str__len(str, max));
 	sbuf__putc(sb, '"');
 }

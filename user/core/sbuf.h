@@ -77,6 +77,8 @@ struct span {
 };
 
 /* The bytes of @s in lowercase hex, quoted. */
+/* @len bytes at @data in lower-case hex, two digits a byte. */
+void sbuf__put_hex(struct sbuf *sb, const void *data, size_t len);
 void sbuf__put_json_hex(struct sbuf *sb, const char *s, size_t max);
 
 #endif /* __SBUF_H */

@@ -108,11 +108,11 @@ static void f_emit(struct jsonw_fields *fw, const char *text, size_t len, bool s
 {
 	if (!f_enter(fw))
 		return;
-	fw->f.text = text;
+	fw->f.text = text ? text : ""; /* an empty string's buffer may never have been made */
 	fw->f.text_len = len;
 	fw->f.string = string;
 	fw->f.exact = !bytes;
-	fw->f.bytes = bytes ? bytes : text;
+	fw->f.bytes = bytes ? bytes : fw->f.text;
 	fw->f.bytes_len = bytes ? bytes_len : len;
 	fw->fn(fw->ctx, &fw->f);
 }
@@ -158,8 +158,6 @@ static bool f_utf8(struct sbuf *sb, const char *str, size_t max)
 	bool replaced = false;
 
 	sbuf__reset(sb);
-	sbuf__putc(sb, '\0');
-	sbuf__reset(sb);
 	while (i < n) {
 		l = utf8__seq_len(s + i, n - i);
 		if (l == 0) {
@@ -191,17 +189,8 @@ static void f_twin(struct jsonw_fields *fw, const char *name)
 
 static void f_hex(struct jsonw_fields *fw, const char *str, size_t max)
 {
-	static const char digits[] = "0123456789abcdef";
-	const unsigned char *s = (const unsigned char *)str;
-	size_t n = str__len(str, max), i;
-
 	sbuf__reset(&fw->text);
-	sbuf__putc(&fw->text, '\0');
-	sbuf__reset(&fw->text);
-	for (i = 0; i < n; i++) {
-		sbuf__putc(&fw->text, digits[s[i] >> 4]);
-		sbuf__putc(&fw->text, digits[s[i] & 15]);
-	}
+	sbuf__put_hex(&fw->text, str, str__len(str, max));
 	f_emit(fw, fw->text.buf, fw->text.len, true, NULL, 0);
 }
 

@@ -222,17 +222,6 @@ static void put_param_value(struct sbuf *sb, const char *v, size_t len)
 	}
 }
 
-static void put_hex(struct sbuf *sb, const char *v, size_t len)
-{
-	static const char digits[] = "0123456789abcdef";
-	size_t i;
-
-	for (i = 0; i < len; i++) {
-		sbuf__putc(sb, digits[(unsigned char)v[i] >> 4]);
-		sbuf__putc(sb, digits[(unsigned char)v[i] & 15]);
-	}
-}
-
 /* The structured data being built: one SD-ELEMENT per top-level object. */
 struct sd_build {
 	struct sbuf *main; /* [pgrptrace@PEN ...]: the record's own scalars */
@@ -294,7 +283,7 @@ static void sd_scalar(void *ctx, const struct field *s)
 		control |= is_control((unsigned char)s->text[i]);
 	if (control && sd_name(name, s, from, "_hex")) {
 		sbuf__printf(sb, " %s=\"", name);
-		put_hex(sb, s->text, s->text_len);
+		sbuf__put_hex(sb, s->text, s->text_len);
 		sbuf__putc(sb, '"');
 	}
 }
