@@ -26,7 +26,13 @@
 #define SIGHUP	 1
 #define SIGINT	 2
 #define SIGQUIT	 3
+#define SIGILL	 4
+#define SIGTRAP	 5
+#define SIGBUS	 7
+#define SIGFPE	 8
 #define SIGKILL	 9
+#define SIGSEGV	 11
+#define SIGPIPE	 13
 #define SIGCHLD	 17
 #define SIGCONT	 18
 #define SIGSTOP	 19
@@ -34,9 +40,13 @@
 #define SIGTTIN	 21
 #define SIGTTOU	 22
 #define SIGURG	 23
+#define SIGXCPU	 24
+#define SIGXFSZ	 25
 #define SIGWINCH 28
+#define SIGSYS	 31
 
 /* asm-generic/siginfo.h */
+#define SI_USER	      0
 #define SI_KERNEL     0x80
 #define CLD_EXITED    1 /* the first SIGCHLD si_code ... */
 #define CLD_CONTINUED 6 /* ... and the last */

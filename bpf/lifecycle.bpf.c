@@ -10,6 +10,8 @@
  */
 #include "common.bpf.h"
 
+#include "sigacc.bpf.h"
+
 /*
  * Testing aid (PGRPTRACE_TEST_FAULT): make the exec programs fail the
  * verifier, so that the load-failure and fallback paths run on a kernel
@@ -278,6 +280,16 @@ static __always_inline int handle_exit(struct task_struct *task, bool group_dead
 		e->status = BPF_CORE_READ(sig, group_exit_code);
 	else
 		e->status = BPF_CORE_READ(p, group_leader, exit_code);
+	__builtin_memset(&e->death, 0, sizeof(e->death));
+	if ((e->status & 0x7f) && (e->status & 0x7f) != 0x7f) {
+		struct death_key k = { .tgid = tgid, .sig = e->status & 0x7f };
+		struct death *d = bpf_map_lookup_elem(&deaths, &k);
+
+		if (d && d->start_ns == e->proc.start_ns) {
+			e->death = d->d;
+			bpf_map_delete_elem(&deaths, &k);
+		}
+	}
 	pgt_submit(e);
 out:
 	/*
@@ -440,6 +452,8 @@ static long report_orphan(__u64 i, void *data)
 	e->reaper_start_ns = task_start_boottime(BPF_CORE_READ(reaper, group_leader));
 	bpf_probe_read_kernel_str(e->reaper_comm, sizeof(e->reaper_comm), &reaper->comm);
 	e->reason = w->reason;
+	if (task_dying(child))
+		e->reason |= PGT_REPARENT_DYING;
 	pgt_submit(e);
 	return 0;
 }

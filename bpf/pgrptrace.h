@@ -52,6 +52,11 @@ enum pgt_sig_cause {
 	PGT_CAUSE_PARENT_DEATH, /* PR_SET_PDEATHSIG */
 	PGT_CAUSE_CHILD,	/* SIGCHLD */
 	PGT_CAUSE_KERNEL,	/* anything else */
+	PGT_CAUSE_CGROUP_KILL,	/* a write to cgroup.kill: SIGKILL, SI_USER, outside kill(2) */
+	PGT_CAUSE_BROKEN_PIPE,	/* SIGPIPE: a write to a pipe or socket with no reader */
+	PGT_CAUSE_FAULT,	/* the process's own fault, or a seccomp kill (si_code > 0) */
+	PGT_CAUSE_RLIMIT,	/* SIGXCPU, SIGXFSZ */
+	PGT_CAUSE_OOM,		/* the OOM killer's SIGKILL (exit records only: mark_victim) */
 };
 
 /* How a controlling tty was gained or lost (pgt_tty.how). */
@@ -71,6 +76,13 @@ enum pgt_reparent_reason {
 	PGT_REAPER_SUBREAPER,  /* nearest PR_SET_CHILD_SUBREAPER ancestor */
 	PGT_REAPER_NS_INIT,    /* the pid namespace's init */
 };
+
+/*
+ * pgt_reparent.reason: the orphan is already dying (exiting, a fatal signal
+ * taking it, SIGKILL pending), so it escapes nothing.
+ */
+#define PGT_REPARENT_DYING   (1U << 31)
+#define PGT_REPARENT_REASONS 0xff
 
 /* Indices of the global counters in the "stats" map, besides drops. */
 enum pgt_stat {
@@ -175,13 +187,39 @@ _Static_assert(sizeof(struct pgt_exec) == 24 + 96 + 8 + 256 + 8 + 4096 + 2048, "
 #define PGT_EXEC_V1_SIZE   (24 + 96 + 8 + 256)
 #define PGT_EXEC_SIZE(len) (__builtin_offsetof(struct pgt_exec, data) + (len))
 
+#define PGT_DEATH_MEMCG	   (1U << 0) /* oom: a memory cgroup at its limit, memcg_level deep */
+#define PGT_DEATH_MEMCG_V2 (1U << 1) /* ... in the unified hierarchy (else a v1 one) */
+
+/*
+ * The fatal signal a process died of, as the kernel generated it: the first
+ * of that signal delivered to the process at its default action, kept until
+ * its exit (the deaths map). group_id 0: none seen.
+ */
+struct pgt_death {
+	__u64 group_id;	    /* the signal record's group_id */
+	__u64 sender_start; /* the process current at generation: its identity */
+	__u32 sender_pid;   /* its tgid (the writer of cgroup.kill, the OOM's allocator, ...) */
+	__u32 sig;
+	__u32 cause; /* enum pgt_sig_cause */
+	__s32 code;  /* si_code */
+	__u32 flags; /* PGT_DEATH_* */
+	__u32 memcg_level;
+	__u32 tty_nr; /* the tty, for tty causes */
+	__u32 __pad;
+	char tty[PGT_TTY_LEN];
+};
+_Static_assert(sizeof(struct pgt_death) == 64, "pgt_death size");
+
 struct pgt_exit {
 	struct pgt_hdr hdr;
 	struct pgt_proc proc; /* the last thread of the process */
 	__u32 status;	      /* raw wait status as wait(2) will report it */
 	__u32 __pad;
+	struct pgt_death death; /* signaled: what generated the signal */
 };
-_Static_assert(sizeof(struct pgt_exit) == 24 + 96 + 8, "pgt_exit size");
+_Static_assert(sizeof(struct pgt_exit) == 24 + 96 + 8 + 64, "pgt_exit size");
+/* Recordings before December 2026 end at __pad. */
+#define PGT_EXIT_V1_SIZE (24 + 96 + 8)
 
 /* What a setsid or setpgid changed: pgid, sid and ctty before or after. */
 struct pgt_grp {
@@ -234,7 +272,7 @@ struct pgt_reparent {
 	__u32 child_pid;
 	__u32 reaper_pid; /* tgid of the new parent */
 	__u32 reaper_tid; /* the thread it is attached to */
-	__u32 reason;	  /* enum pgt_reparent_reason */
+	__u32 reason;	  /* enum pgt_reparent_reason, | PGT_REPARENT_DYING */
 	char child_comm[PGT_COMM_LEN];
 	char reaper_comm[PGT_COMM_LEN];
 };

@@ -108,6 +108,120 @@ static __always_inline bool is_fatal(struct task_struct *t, int sig, int result)
 	return handler == NULL; /* SIG_DFL */
 }
 
+/*
+ * The first fatal delivery of each signal to each process, until the
+ * process exits: its exit record says which generation its death came from
+ * (handle_exit()). A later one of the same signal is "already pending" or
+ * "ignored" (the process is dying), so the first is the one. An LRU: an
+ * entry of a signal that did not kill (blocked, then ignored) ages out; the
+ * start time tells a reused pid apart.
+ */
+struct death_key {
+	__u32 tgid;
+	__u32 sig;
+};
+
+struct death {
+	__u64 start_ns; /* the recipient's identity */
+	struct pgt_death d;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 8192);
+	__type(key, struct death_key);
+	__type(value, struct death);
+} deaths SEC(".maps");
+
+/*
+ * The memory cgroup of @t, or an ancestor, that is at its memory.max now
+ * (usage within a huge page of it): its depth, 0 for none. Read when the
+ * kernel's SIGKILL is generated; mark_victim then says whether it was the
+ * OOM killer's.
+ */
+#define MEMCG_DEPTH_MAX 8
+#define MEMCG_SLACK	512 /* pages: the largest charge that fails */
+
+static __always_inline __u32 memcg_at_limit(struct task_struct *t, bool *v2)
+{
+	int id = bpf_core_enum_value(enum cgroup_subsys_id, memory_cgrp_id);
+	struct cgroup_subsys_state *css = NULL;
+	struct css_set *cs = BPF_CORE_READ(t, cgroups);
+	struct mem_cgroup *mc;
+	unsigned long max;
+	long usage;
+	int i;
+
+	if (!bpf_core_enum_value_exists(enum cgroup_subsys_id, memory_cgrp_id))
+		return 0;
+	bpf_core_read(&css, sizeof(css), &cs->subsys[id & 15]);
+	for (i = 0; i < MEMCG_DEPTH_MAX && css; i++) {
+		mc = (void *)css - bpf_core_field_offset(struct mem_cgroup, css);
+		max = BPF_CORE_READ(mc, memory.max);
+		usage = BPF_CORE_READ(mc, memory.usage.counter);
+		if (max < (1UL << 40) && usage + MEMCG_SLACK >= max) {
+			*v2 = BPF_CORE_READ(css, cgroup, root, hierarchy_id) == 0;
+			return BPF_CORE_READ(css, cgroup, level);
+		}
+		css = BPF_CORE_READ(css, parent);
+	}
+	return 0;
+}
+
+static __always_inline void note_death(struct task_struct *task, int sig, __u64 group_id,
+				       __u32 cause, int code, __u32 tty_nr, const char *tty)
+{
+	struct task_struct *t = task;
+	struct task_struct *cur = (struct task_struct *)bpf_get_current_task();
+	struct death_key k = { .tgid = BPF_CORE_READ(t, tgid), .sig = sig };
+	__u64 start = task_start_boottime(BPF_CORE_READ(t, group_leader));
+	struct death *old, d = {};
+
+	old = bpf_map_lookup_elem(&deaths, &k);
+	if (old && old->start_ns == start)
+		return;
+	d.start_ns = start;
+	d.d.group_id = group_id;
+	d.d.sender_pid = BPF_CORE_READ(cur, tgid);
+	d.d.sender_start = task_start_boottime(BPF_CORE_READ(cur, group_leader));
+	d.d.sig = sig;
+	d.d.cause = cause;
+	d.d.code = code;
+	d.d.tty_nr = tty_nr;
+	if (tty)
+		__builtin_memcpy(d.d.tty, tty, sizeof(d.d.tty));
+	if (sig == SIGKILL && cause == PGT_CAUSE_KERNEL) {
+		bool v2 = false;
+
+		d.d.memcg_level = memcg_at_limit(t, &v2);
+		if (d.d.memcg_level)
+			d.d.flags |= PGT_DEATH_MEMCG | (v2 ? PGT_DEATH_MEMCG_V2 : 0);
+	}
+	bpf_map_update_elem(&deaths, &k, &d, BPF_ANY);
+}
+
+/*
+ * Whether @t is already dying: exiting, a fatal signal taking the whole
+ * process (complete_signal() sets SIGNAL_GROUP_EXIT when it generates one),
+ * a core dump under way, or SIGKILL pending.
+ */
+static __always_inline bool task_dying(struct task_struct *task)
+{
+	struct task_struct *t = task;
+	struct signal_struct *s = BPF_CORE_READ(t, signal);
+	__u64 kill = SIGBIT(SIGKILL);
+
+	if (BPF_CORE_READ(t, flags) & PF_EXITING)
+		return true;
+	if (BPF_CORE_READ(s, flags) & SIGNAL_GROUP_EXIT)
+		return true;
+	/* In the mm before 5.16: a core dump's threads are PF_EXITING soon enough. */
+	if (bpf_core_field_exists(s->core_state) && BPF_CORE_READ(s, core_state))
+		return true;
+	return (BPF_CORE_READ(s, shared_pending.signal.sig[0]) & kill) ||
+	       (BPF_CORE_READ(t, pending.signal.sig[0]) & kill);
+}
+
 static __always_inline bool wanted_by_mode(__u32 scope, __u32 flags)
 {
 	if (signal_mode == 0)
@@ -225,10 +339,13 @@ static __always_inline void acc_add(struct sigacc *a, struct task_struct *t, int
 		else if (e->scope == PGT_SCOPE_PROCESS || e->scope == PGT_SCOPE_THREAD)
 			e->target = e->rcpt[0].pid;
 	}
+	if (tgid_wanted(e->rcpt[i & (PGT_SIG_RCPTS - 1)].pid)) {
+		a->wanted = true;
+		if (is_fatal(t, sig, result))
+			note_death(t, sig, e->group_id, e->cause, code, e->tty_nr, e->tty);
+	}
 	if (is_fatal(t, sig, result))
 		e->flags |= PGT_SIG_FATAL;
-	if (tgid_wanted(e->rcpt[i & (PGT_SIG_RCPTS - 1)].pid))
-		a->wanted = true;
 	e->nr = i + 1;
 	if (a->wanted && wanted_by_mode(e->scope, e->flags))
 		acc_sender(a);

@@ -241,6 +241,41 @@ static __always_inline struct tty_struct *kworker_tty(struct task_struct *cur, _
 	return NULL;
 }
 
+/*
+ * What the kernel's own signal to one process is, outside the kill family
+ * (whose signals never get here): a write with no reader's SIGPIPE, a
+ * fault's or seccomp's signal (si_code > 0: the kernel's own codes), a
+ * resource limit's, cgroup.kill's SIGKILL (__cgroup_kill() sends it with
+ * send_sig(SIGKILL, task, 0): SI_USER, from the writer, where the kernel's
+ * other SIGKILLs say SI_KERNEL). The OOM killer's SIGKILL is told by
+ * mark_victim, after it.
+ */
+static __always_inline __u32 kernel_cause(struct task_struct *cur, struct task_struct *t, int sig,
+					  int code)
+{
+	bool self = BPF_CORE_READ(cur, tgid) == BPF_CORE_READ(t, tgid);
+
+	switch (sig) {
+	case SIGPIPE:
+		return self && code == SI_USER ? PGT_CAUSE_BROKEN_PIPE : PGT_CAUSE_KERNEL;
+	case SIGSEGV:
+	case SIGBUS:
+	case SIGILL:
+	case SIGFPE:
+	case SIGTRAP:
+	case SIGSYS:
+		return code > 0 ? PGT_CAUSE_FAULT : PGT_CAUSE_KERNEL;
+	case SIGXCPU:
+	case SIGXFSZ:
+		return PGT_CAUSE_RLIMIT;
+	case SIGKILL:
+		return code == SI_USER && !(BPF_CORE_READ(cur, flags) & PF_KTHREAD) ?
+			       PGT_CAUSE_CGROUP_KILL :
+			       PGT_CAUSE_KERNEL;
+	}
+	return PGT_CAUSE_KERNEL;
+}
+
 static __always_inline void classify(struct task_struct *current_task, struct task_struct *task,
 				     int sig, int code, __u32 *cause, __u32 *scope, __s32 *target,
 				     struct tty_struct **tty)
@@ -327,6 +362,7 @@ static __always_inline void classify(struct task_struct *current_task, struct ta
 	}
 	*scope = PGT_SCOPE_PROCESS;
 	*target = BPF_CORE_READ(t, tgid);
+	*cause = kernel_cause(cur, t, sig, code);
 }
 
 /*
@@ -428,6 +464,7 @@ static __always_inline int handle_signal(int sig, int code, struct task_struct *
 
 	classify(cur, t, sig, code, &cause, &scope, &target, &tty);
 	fatal = is_fatal(t, sig, result);
+	rtgid = BPF_CORE_READ(t, tgid);
 	if (!wanted_by_mode(scope, fatal ? PGT_SIG_FATAL : 0))
 		return 0;
 	/*
@@ -435,7 +472,6 @@ static __always_inline int handle_signal(int sig, int code, struct task_struct *
 	 * that its count stays right.
 	 */
 	now = bpf_ktime_get_boot_ns();
-	rtgid = BPF_CORE_READ(t, tgid);
 	if (scope == PGT_SCOPE_PROCESS) {
 		/* Never part of an operation: the one in flight keeps its entry. */
 		ng.id = pgt_next(&sig_group_next);
@@ -456,6 +492,14 @@ static __always_inline int handle_signal(int sig, int code, struct task_struct *
 		}
 		/* Checked before the branches join: not arithmetic on a maybe-NULL. */
 		barrier_var(g);
+	}
+	if (fatal && tgid_wanted(rtgid)) {
+		__u32 tty_nr = 0;
+		char tty_name[PGT_TTY_LEN] = {};
+
+		if (tty)
+			read_tty(tty, &tty_nr, tty_name);
+		note_death(t, sig, g->id, cause, code, tty_nr, tty_name);
 	}
 	g->ts = now;
 	g->last = rtgid;
@@ -493,6 +537,23 @@ static __always_inline int handle_signal(int sig, int code, struct task_struct *
 	if (tty)
 		read_tty(tty, &e->tty_nr, e->tty);
 	pgt_submit(e);
+	return 0;
+}
+
+/*
+ * The OOM killer chose a victim and has just sent it SIGKILL (from
+ * __oom_kill_process(), or the victim's own allocation): its death is the
+ * OOM's. The classic tracepoint on every level: its record has had the pid
+ * since 4.7, where the raw arguments changed in 6.8.
+ */
+SEC("tp/oom/mark_victim")
+int mark_victim(struct trace_event_raw_mark_victim *ctx)
+{
+	struct death_key k = { .tgid = ctx->pid, .sig = SIGKILL };
+	struct death *d = bpf_map_lookup_elem(&deaths, &k);
+
+	if (d && d->d.cause == PGT_CAUSE_KERNEL)
+		d->d.cause = PGT_CAUSE_OOM;
 	return 0;
 }
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include "explain.h"
 #include "opts.h"
 #include "syslog.h"
 
@@ -72,6 +73,7 @@ enum {
 	OPT_COLOR,
 	OPT_KTHREADS,
 	OPT_OUTPUT_QUEUE,
+	OPT_EXPLAIN,
 };
 
 static const struct argp_option options[] = {
@@ -142,6 +144,11 @@ static const struct argp_option options[] = {
 	  "Colours on a terminal: auto (the default, off with NO_COLOR), always or never", 2 },
 	{ "verify", OPT_VERIFY, NULL, 0, "Compare the model with /proc and print every difference",
 	  2 },
+	{ NULL, 0, NULL, 0, "Questions:", 3 },
+	{ "explain", OPT_EXPLAIN, "PID|ENTITY_ID", 0,
+	  "Tell how one process lived and died: live, when it exits (then end); with --replay, "
+	  "from the recording. --json: as one object",
+	  3 },
 	{ NULL, 0, NULL, 0, "Self-check:", 3 },
 	{ "check", OPT_CHECK, NULL, 0,
 	  "Say what this kernel offers and which hook each event would use; no tracing", 3 },
@@ -433,6 +440,13 @@ static error_t opt_mode(int key, char *arg, struct argp_state *state)
 	case OPT_CHECK:
 		o->check = true;
 		break;
+	case OPT_EXPLAIN:
+		if (!explain__valid(arg))
+			argp_error(state,
+				   "bad --explain '%s': want a pid or a 16-hex-digit entity id",
+				   arg);
+		o->explain = arg;
+		break;
 	case OPT_USER: {
 		char err[256];
 
@@ -510,6 +524,11 @@ static void opts_end(struct opts *o, struct argp_state *state)
 	if (o->has_user && (o->replay || o->check))
 		argp_error(state, "--user drops the privileges of tracing: not with "
 				  "--replay or --check");
+	if (o->explain && (o->cmd || o->pid || o->snapshot || o->tree || o->verify || o->escapes ||
+			   o->check || o->journal || o->syslog || o->ecs || o->expected_path ||
+			   filter__active(&o->filter) || (o->signals_set && o->signal_mode == 0)))
+		argp_error(state, "--explain tells one process's story: it takes --replay, "
+				  "--record, --json, -o, -d and -v");
 	if (o->filter.hide_expected && !o->expected_path)
 		argp_error(state, "--hide-expected needs --expected FILE");
 	if (o->expected_path && (o->snapshot || o->tree || o->verify || o->check))

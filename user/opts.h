@@ -48,6 +48,7 @@ struct opts {
 	bool syslog_facility_set;
 	size_t syslog_queue;	/* --syslog-queue, 0 for the default */
 	size_t output_queue;	/* --output-queue, 0 for the default */
+	const char *explain;	/* --explain PID|ENTITY_ID */
 	bool has_user;		/* --user USER */
 	struct privs_user user; /* who to become once attached */
 };

@@ -9,6 +9,7 @@
 #include "cgroup.h"
 #include "clock.h"
 #include "decode.h"
+#include "explain.h"
 #include "filter.h"
 #include "journal.h"
 #include "procfs.h"
@@ -179,6 +180,11 @@ int session__open(struct tracer *s, const struct output_cfg *ocfg)
 		if (!s->syslog || output__add_sink(s->out, ocfg, &syslog_sink, s->syslog))
 			return -1;
 	}
+	if (o->explain) {
+		s->explain = explain__new(o->explain);
+		if (!s->explain || output__add_sink(s->out, ocfg, &explain_sink, s->explain))
+			return -1;
+	}
 	if (s->full_screen) {
 		struct tui_cfg tc = {
 			.model = s->model,
@@ -240,6 +246,17 @@ int session__end_report(struct tracer *s, int ret)
 	/* A journal or syslog that failed has said so; the run did not do all it was asked. */
 	if (output__sink_error(s->out) || journal__failed(s->journal, NULL))
 		ret = 1;
+	if (s->explain) {
+		FILE *f = o->output ? fopen(o->output, "w") : stdout;
+		int err = f ? explain__write(s->explain, f, o->json) : -errno;
+
+		if (err && err != -ESRCH)
+			p_err("cannot write %s: %s", o->output ?: "output", strerror(-err));
+		if (err)
+			ret = 1;
+		if (f && f != stdout)
+			fclose(f);
+	}
 	losses__summary(&s->losses);
 	/* A record left out is a partial result: said, and the exit status says it. */
 	if (s->in.bad_records) {
@@ -274,6 +291,7 @@ int session__close(struct tracer *s, int ret, const volatile sig_atomic_t *stop)
 		ret = ret ?: 1;
 	free(s->journal);
 	syslog__free(s->syslog);
+	explain__free(s->explain);
 	tui__free(s->tui);
 	model__free(s->model);
 	sbuf__free(&s->last_tree);

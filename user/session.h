@@ -20,6 +20,7 @@
 #include "pipeline.h"
 #include "recording.h"
 
+struct explain;
 struct journal;
 struct syslog;
 struct tui;
@@ -45,6 +46,7 @@ struct tracer {
 	struct host_id host;	    /* the traced machine (a replay: the recorded one) */
 	struct journal *journal;    /* --journal, NULL without */
 	struct syslog *syslog;	    /* --syslog, NULL without */
+	struct explain *explain;    /* --explain, NULL without */
 	bool full_screen;	    /* --tree on a terminal */
 	struct tui *tui;	    /* its view, NULL otherwise */
 	__u64 zombies_checked_ns;   /* last audit_zombies() */

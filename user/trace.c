@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "clock.h"
+#include "explain.h"
 #include "privs.h"
 #include "replay.h"
 #include "session.h"
@@ -232,7 +233,7 @@ static int stream(struct tracer *s)
 		if (session__flush(s))
 			break;
 		command__reap(&s->cmd, false, &stop_signal);
-		if (s->cmd.done)
+		if (s->cmd.done || (s->explain && explain__done(s->explain)))
 			break;
 		if (deadline && now >= deadline)
 			break;
@@ -394,7 +395,7 @@ int trace__run(const struct opts *o)
 		.path = o->output,
 		.offline = o->replay != NULL,
 		/* A service's standard output goes to the journal (and syslog) too: not twice. */
-		.no_stream = ((o->journal || o->syslog) && !o->output) || full_screen,
+		.no_stream = ((o->journal || o->syslog) && !o->output) || full_screen || o->explain,
 		.color = o->color,
 		.queue_bytes = o->output_queue,
 	};
@@ -412,7 +413,7 @@ int trace__run(const struct opts *o)
 		.opts = o,
 		.full_screen = full_screen,
 		.print_events = (!tree_mode && !o->escapes) || (o->verify && o->output) ||
-				full_screen,
+				full_screen || o->explain,
 		.print_escapes = !tree_mode || (o->verify && o->output) || full_screen,
 		.filtering = lcfg.filter,
 		.cmd = { .release_fd = -1 },
@@ -447,6 +448,12 @@ int trace__run(const struct opts *o)
 	}
 	if (command__release(&s.cmd, o->cmd ? o->cmd[0] : NULL))
 		goto out;
+	if (s.explain && explain__bind(s.explain, s.model)) {
+		p_err("no process %s is running: explain one that has ended from a recording "
+		      "(--record, then --replay FILE --explain)",
+		      o->explain);
+		goto out;
+	}
 	ret = trace_live(&s);
 done:
 	ret = session__end_report(&s, ret);

@@ -58,6 +58,11 @@ const char *decode__cause_name(unsigned int cause)
 		[PGT_CAUSE_PARENT_DEATH] = "parent_death",
 		[PGT_CAUSE_CHILD] = "child",
 		[PGT_CAUSE_KERNEL] = "kernel",
+		[PGT_CAUSE_CGROUP_KILL] = "cgroup_kill",
+		[PGT_CAUSE_BROKEN_PIPE] = "broken_pipe",
+		[PGT_CAUSE_FAULT] = "fault",
+		[PGT_CAUSE_RLIMIT] = "rlimit",
+		[PGT_CAUSE_OOM] = "oom",
 	};
 
 	return name_of(names, sizeof(names) / sizeof(names[0]), cause);
@@ -89,7 +94,7 @@ const char *decode__sig_result_name(int result)
 
 const char *decode__reason_name(unsigned int reason)
 {
-	switch (reason) {
+	switch (reason & PGT_REPARENT_REASONS) {
 	case PGT_REAPER_THREAD:
 		return "thread";
 	case PGT_REAPER_SUBREAPER:
@@ -111,6 +116,7 @@ size_t decode__record_size(unsigned int type)
  */
 static struct pgt_signal signal_whole;
 static struct pgt_exec exec_whole;
+static struct pgt_exit exit_whole;
 
 static int widen_signal(const struct pgt_hdr *h, struct pgt_event *ev)
 {
@@ -251,6 +257,15 @@ int decode__record(const void *data, size_t size, struct pgt_event *ev)
 		return check_exec(h, ev);
 	if (h->type == PGT_FORK && h->size == PGT_FORK_OLD_SIZE)
 		return 0;
+	if (h->type == PGT_EXIT && h->size == PGT_EXIT_V1_SIZE) {
+		/* Before the death block: the cause is joined from the signal records. */
+		memcpy(&exit_whole, h, PGT_EXIT_V1_SIZE);
+		memset(&exit_whole.death, 0, sizeof(exit_whole.death));
+		ev->hdr = &exit_whole.hdr;
+		ev->raw = &exit_whole;
+		ev->notes |= EV_NO_DEATH;
+		return 0;
+	}
 	return h->size == record_size[h->type] ? 0 : -EINVAL;
 }
 

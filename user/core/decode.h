@@ -11,6 +11,7 @@
 
 #define EV_JOB_CONTROL (1U << 0) /* a shell's job control: not an escape */
 #define EV_DERIVED     (1U << 1) /* made by user space from another record, its cause */
+#define EV_NO_DEATH    (1U << 2) /* an exit recorded before pgt_death: joined by pid */
 
 /* A validated record; the pointers alias the ring-buffer memory. */
 struct pgt_event {

@@ -310,9 +310,21 @@ static void on_reparent(struct escapes *es, const struct model *m, const struct 
 	struct escape e;
 
 	/* A zombie adopted escapes nothing: it is already gone. */
-	if (r->reason == PGT_REAPER_THREAD || !c || !model__same_start(c, r->child_start_ns) ||
-	    c->zombie)
+	if ((r->reason & PGT_REPARENT_REASONS) == PGT_REAPER_THREAD || !c ||
+	    !model__same_start(c, r->child_start_ns) || c->zombie)
 		return;
+	/*
+	 * Nor does an orphan the kernel saw dying (a fatal signal taking it,
+	 * SIGKILL pending): a job its shell killed just before it exited.
+	 * Nor will it outlive its login.
+	 */
+	if (r->reason & PGT_REPARENT_DYING) {
+		struct mark *k = mark_of(es, c, true);
+
+		if (k)
+			k->outlived = true;
+		return;
+	}
 	/*
 	 * A daemon: it left its session, or the parent that forked it exited
 	 * right away without leading a session (the middle of a double fork;

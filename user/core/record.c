@@ -34,10 +34,12 @@ static void take_leaders(struct proc_view *v, const struct model *m, const struc
 
 /* A view of @image, @entry and @cg (references taken), and of @p's leaders in @m. */
 static void take_view(struct proc_view *v, const struct model *m, const struct pgt_proc *p,
-		      const struct image *image, const struct lineage *entry,
-		      const struct pcgroup *cg, bool known, bool inferred)
+		      const struct image *image, const struct lineage *line,
+		      const struct lineage *entry, const struct pcgroup *cg, bool known,
+		      bool inferred)
 {
 	v->image = image__get((struct image *)image);
+	v->line = lineage__get((struct lineage *)line);
 	v->entry = lineage__get((struct lineage *)entry);
 	v->cg = pcgroup__get((struct pcgroup *)cg);
 	if (entry) {
@@ -49,22 +51,32 @@ static void take_view(struct proc_view *v, const struct model *m, const struct p
 	take_leaders(v, m, p);
 }
 
-/* What @m knows of @p now. */
-static void take_model_view(struct proc_view *v, const struct model *m, const struct pgt_proc *p)
+void view__take(struct proc_view *v, const struct model *m, const struct pgt_proc *p)
 {
 	const struct mproc *mp = m && p ? model__proc_of(m, p) : NULL;
 
 	if (!p)
 		return;
-	take_view(v, m, p, mp ? model__image(mp) : NULL, mp ? mp->entry : NULL, mp ? mp->cg : NULL,
-		  mp != NULL, mp && mp->entry_inferred);
+	take_view(v, m, p, mp ? model__image(mp) : NULL, mp ? mp->lineage : NULL,
+		  mp ? mp->entry : NULL, mp ? mp->cg : NULL, mp != NULL, mp && mp->entry_inferred);
 }
 
-static void put_view(struct proc_view *v)
+void view__copy(struct proc_view *dst, const struct proc_view *src)
 {
-	if (!v->image && !v->entry && !v->cg && !v->entry_image)
+	*dst = *src;
+	image__get(dst->image);
+	lineage__get(dst->line);
+	lineage__get(dst->entry);
+	pcgroup__get(dst->cg);
+	image__get(dst->entry_image);
+}
+
+void view__put(struct proc_view *v)
+{
+	if (!v->image && !v->entry && !v->cg && !v->entry_image && !v->line)
 		return; /* the common case of a text output: nothing was taken */
 	image__put(v->image);
+	lineage__put(v->line);
 	lineage__put(v->entry);
 	pcgroup__put(v->cg);
 	image__put(v->entry_image);
@@ -88,6 +100,22 @@ static void init(struct record *r, enum record_kind kind, __u64 ts_ns)
 	r->ts_ns = ts_ns;
 }
 
+void record__exit_sender(struct record *r, const struct model *m)
+{
+	const struct pgt_death *d = &r->ev.exit->death;
+	const struct mproc *mp = m && d->sender_pid ? model__find(m, d->sender_pid) : NULL;
+
+	/* Its cgroup, for an OOM or cgroup.kill, where the outputs took no view. */
+	if (m && (r->ev.exit->status & 0x7f) && !r->views[0].known)
+		view__take(&r->views[0], m, &r->ev.exit->proc);
+
+	if (r->death.has_sender || !mp || !model__same_start(mp, d->sender_start))
+		return;
+	r->death.has_sender = true;
+	r->death.sender = mp->ctx;
+	view__take(&r->views[1], m, &mp->ctx);
+}
+
 void record__event(struct record *r, const struct model *m, const struct pgt_event *ev)
 {
 	const struct pgt_proc *other = NULL;
@@ -99,20 +127,23 @@ void record__event(struct record *r, const struct model *m, const struct pgt_eve
 		other = &ev->fork->child;
 	else if (ev->hdr->type == PGT_SETPGID && ev->setpgid->target_found)
 		other = &ev->setpgid->target;
-	take_model_view(&r->views[0], m, decode__event_proc(ev));
-	take_model_view(&r->views[1], m, other);
+	view__take(&r->views[0], m, decode__event_proc(ev));
+	view__take(&r->views[1], m, other);
+	if (ev->hdr->type == PGT_EXIT)
+		memset(&r->death, 0, sizeof(r->death));
 }
 
 void record__signal(struct record *r, const struct model *m, const struct sig_cause *c)
 {
 	init(r, RECORD_SIGNAL, c->first.hdr.ts_ns);
-	take_view(&r->views[0], m, &c->first.proc, c->image, c->entry, c->cg, c->known,
+	take_view(&r->views[0], m, &c->first.proc, c->image, c->line, c->entry, c->cg, c->known,
 		  c->entry_inferred);
 	/* The sender's image, login and cgroup are the view's: the copy holds none. */
 	r->sig = *c;
 	r->sig.next = NULL;
 	memset(&r->sig.hh, 0, sizeof(r->sig.hh));
 	r->sig.image = NULL;
+	r->sig.line = NULL;
 	r->sig.entry = NULL;
 	r->sig.cg = NULL;
 }
@@ -121,7 +152,8 @@ void record__escape(struct record *r, const struct model *m, const struct escape
 {
 	init(r, RECORD_ESCAPE, e->ts_ns);
 	r->derived = true;
-	take_view(&r->views[0], m, &e->proc, e->image, e->entry, e->cg, true, e->entry_inferred);
+	take_view(&r->views[0], m, &e->proc, e->image, e->lineage, e->entry, e->cg, true,
+		  e->entry_inferred);
 	/* Its lineage for the origin; its image, login and cgroup are the view's. */
 	r->esc = *e;
 	lineage__get(r->esc.lineage);
@@ -133,7 +165,7 @@ void record__escape(struct record *r, const struct model *m, const struct escape
 /* @p as it is, its references its own. */
 static void take_proc(struct record *r, const struct model *m, const struct mproc *p)
 {
-	take_view(&r->views[0], m, &p->ctx, model__image(p), p->entry, p->cg, true,
+	take_view(&r->views[0], m, &p->ctx, model__image(p), p->lineage, p->entry, p->cg, true,
 		  p->entry_inferred);
 	/* Its lineage for the origin; its login and cgroup are the view's. */
 	r->mp.proc = *p;
@@ -168,8 +200,8 @@ void record__lost(struct record *r, const struct lost_info *li)
 
 void record__release(struct record *r)
 {
-	put_view(&r->views[0]);
-	put_view(&r->views[1]);
+	view__put(&r->views[0]);
+	view__put(&r->views[1]);
 	if (r->kind == RECORD_ESCAPE)
 		lineage__put(r->esc.lineage);
 	else if ((r->kind == RECORD_SURVIVOR || r->kind == RECORD_CORRECTION) && r->mp.has_proc)
@@ -205,7 +237,10 @@ static size_t head_size(const struct record *r)
 
 	switch (r->kind) {
 	case RECORD_EVENT:
-		m = sizeof(r->ev);
+		m = r->ev.hdr->type == PGT_EXIT ?
+			    offsetof(struct record, death) + sizeof(r->death) -
+				    offsetof(struct record, ev) :
+			    sizeof(r->ev);
 		break;
 	case RECORD_SIGNAL:
 		m = sizeof(r->sig);

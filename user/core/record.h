@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <linux/types.h>
+#include "death.h"
 #include "decode.h"
 #include "escape.h"
 #include "model.h"
@@ -51,6 +52,7 @@ enum leader {
  */
 struct proc_view {
 	struct image *image;   /* NULL: unknown */
+	struct lineage *line;  /* its own link, up to its ancestors; NULL: unknown */
 	struct lineage *entry; /* NULL: none, or unknown */
 	bool known;	       /* the model knew the process */
 	bool entry_inferred;   /* entry read from the tree, not seen */
@@ -61,6 +63,12 @@ struct proc_view {
 	unsigned int leaders; /* bit per enum leader: its start is known */
 	__u64 leader_start[LEADER_MAX];
 };
+
+/* What @m knows of @p now (references taken); nothing when @p is NULL. */
+void view__take(struct proc_view *v, const struct model *m, const struct pgt_proc *p);
+/* @dst, a copy of @src with references of its own. */
+void view__copy(struct proc_view *dst, const struct proc_view *src);
+void view__put(struct proc_view *v);
 
 /* The entity id of @p's leader @which, if the model knew it. */
 bool view__leader_id(const struct proc_view *v, const struct pgt_proc *p, enum leader which,
@@ -82,7 +90,11 @@ struct record {
 	 */
 	struct proc_view views[2];
 	union {
-		struct pgt_event ev;	   /* RECORD_EVENT */
+		struct {
+			struct pgt_event ev; /* RECORD_EVENT */
+			/* An exit's: the sender as the model knew it, then deaths__exit()'s. */
+			struct death_cause death;
+		};
 		struct sig_cause sig;	   /* RECORD_SIGNAL: rcpt in the payload when held */
 		struct escape esc;	   /* RECORD_ESCAPE */
 		struct {		   /* RECORD_SURVIVOR, RECORD_CORRECTION */
@@ -102,6 +114,11 @@ struct record {
  */
 void record__event(struct record *r, const struct model *m, const struct pgt_event *ev);
 void record__signal(struct record *r, const struct model *m, const struct sig_cause *c);
+/*
+ * An exit's (@r from record__event()) sender as @m knows it now, while it
+ * is alive: what the exit says if the signal record is not written.
+ */
+void record__exit_sender(struct record *r, const struct model *m);
 void record__escape(struct record *r, const struct model *m, const struct escape *e);
 void record__survivor(struct record *r, const struct model *m, const struct mproc *p, __u64 now_ns);
 /* @p: the process as it is now, NULL when removed. */

@@ -13,6 +13,7 @@ void sigmerge__init(struct sigmerge *sm, sig_cause_fn fn, void *ctx)
 static void cause_free(struct sig_cause *c)
 {
 	image__put(c->image);
+	lineage__put(c->line);
 	lineage__put(c->entry);
 	pcgroup__put(c->cg);
 	free(c->rcpt);
@@ -64,6 +65,7 @@ void sigmerge__add(struct sigmerge *sm, const struct pgt_signal *rec, const stru
 			.ret = rec->ret,
 			.last_ts = rec->hdr.ts_ns,
 			.image = image,
+			.line = sender ? sender->lineage : NULL,
 			.entry = entry, /* borrowed for the call */
 			.known = sender != NULL,
 			.entry_inferred = sender && sender->entry_inferred,
@@ -80,6 +82,7 @@ void sigmerge__add(struct sigmerge *sm, const struct pgt_signal *rec, const stru
 			return;
 		c->first = *rec;
 		c->image = image ? image__get(image) : NULL;
+		c->line = sender ? lineage__get(sender->lineage) : NULL;
 		c->entry = entry ? lineage__get(entry) : NULL;
 		c->known = sender != NULL;
 		c->entry_inferred = sender && sender->entry_inferred;

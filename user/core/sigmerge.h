@@ -30,6 +30,7 @@ struct sig_cause {
 	 * the time its cause is complete); NULL where unknown.
 	 */
 	struct image *image;
+	struct lineage *line; /* the sender's own link */
 	struct lineage *entry;
 	bool known;	     /* the model knew the sender */
 	bool entry_inferred; /* as mproc's */

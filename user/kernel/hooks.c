@@ -181,6 +181,8 @@ static const struct hook_def {
 	  .prog = PROGS3(signal_generate),
 	  .loses = { [HOOK_TRACEPOINT] = "the recipient is looked up by pid; one already gone is "
 					 "missed" } },
+	{ .event = "OOM kill (an exit's cause)",
+	  .prog = { PROG(mark_victim), PROG(mark_victim), PROG(mark_victim), PROG(mark_victim) } },
 	{ .event = "cgroup",
 	  .prog = PROGS3(cgroup_attach_task),
 	  .loses = { [HOOK_TRACEPOINT] = "the task is looked up by pid; one already gone is "

@@ -38,10 +38,21 @@ typedef void (*record_fmt)(struct sbuf *sb, const struct fmt_ctx *fc, const stru
 void json__record(struct sbuf *sb, const struct fmt_ctx *fc, const struct record *r);
 /* The aligned text line. */
 void text__record(struct sbuf *sb, const struct fmt_ctx *fc, const struct record *r);
+/* "09:15:08.374 " (with the date and zone where @fc says), from a boot-time stamp. */
+void text__time(struct sbuf *sb, const struct fmt_ctx *fc, __u64 boot_ns);
+/* An exit's details: "code 0", "killed by SIGTERM from kill 4242 (uid 1000, sshd pts/3)". */
+void text__exit(struct sbuf *sb, const struct record *r);
+/* An escape's kind and change: "setsid: sid 4100 -> 4242". */
+void text__escape_change(struct sbuf *sb, const struct escape *e);
 /* The text header, before the first record. */
 void text__header(struct sbuf *sb, const struct fmt_ctx *fc);
 /* An Elastic Common Schema document, the JSON record inside (docs/ecs.md). */
 void ecs__record(struct sbuf *sb, const struct fmt_ctx *fc, const struct record *r);
+
+/* An exit record's "cause" member (docs/events.md), as its JSON has it. */
+void json__cause(struct jsonw *w, const struct fmt_ctx *fc, const struct record *r);
+/* An entry leader's object: the process that started a login, and how it came in. */
+void json__entry(struct jsonw *w, const struct fmt_ctx *fc, const struct proc_view *v);
 
 /*
  * Every scalar of the record's JSON in order, null left out, without

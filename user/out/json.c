@@ -99,8 +99,7 @@ static void json_remote(struct jsonw *w, const struct lineage *entry)
 	jsonw_end_object(w);
 }
 
-/* An entry leader: the process that started a login, and how the login came in. */
-static void json_entry(struct jsonw *w, const struct fmt_ctx *fc, const struct proc_view *v)
+void json__entry(struct jsonw *w, const struct fmt_ctx *fc, const struct proc_view *v)
 {
 	const struct lineage *l = v->entry;
 	char start[64];
@@ -179,7 +178,7 @@ static void json_proc_fields(struct jsonw *w, const struct fmt_ctx *fc, const st
 	json_ref(w, "session_leader", p, v, p->sid, LEADER_SESSION);
 	jsonw_name(w, "entry_leader");
 	if (v->entry)
-		json_entry(w, fc, v);
+		json__entry(w, fc, v);
 	else
 		jsonw_null(w);
 	if (v->known)
@@ -320,8 +319,122 @@ static void json_exec(struct jsonw *w, const struct pgt_exec *e)
 		jsonw_uint_field(w, "old_tid", e->old_tid);
 }
 
-static void json_exit(struct jsonw *w, const struct pgt_exit *e)
+/* A signal's sender: who it is, what it ran, its login. */
+static void json_sender(struct jsonw *w, const struct fmt_ctx *fc, const struct death_cause *dc,
+			const struct proc_view *v)
 {
+	const struct pgt_proc *p = &dc->sender;
+	const struct lineage *l = v->entry;
+
+	jsonw_name(w, "sender");
+	jsonw_start_object(w);
+	jsonw_uint_field(w, "pid", p->pid);
+	json_entity_id(w, p->pid, p->start_ns);
+	if (dc->sender_partial) {
+		/* Gone before it was known: its pid and identity only. */
+		jsonw_null_field(w, "comm");
+		jsonw_null_field(w, "executable");
+		jsonw_null_field(w, "uid");
+		jsonw_null_field(w, "auid");
+		jsonw_null_field(w, "ses");
+		jsonw_null_field(w, "tty");
+	} else {
+		jsonw_untrusted(w, "comm", p->comm, sizeof(p->comm));
+		json_image_exe(w, v->image);
+		jsonw_uint_field(w, "uid", p->uid);
+		json_id_or_null(w, "auid", p->auid);
+		json_id_or_null(w, "ses", p->ses);
+		json_tty_name(w, "tty", p->tty, p->tty_nr);
+	}
+	jsonw_name(w, "entry_leader");
+	if (l) {
+		jsonw_start_object(w);
+		jsonw_uint_field(w, "pid", l->pid);
+		json_entity_id(w, l->pid, l->start_ns);
+		jsonw_plain_field(w, "type", fmt__entry_type(l));
+		json_tty_name(w, "tty", l->tty, l->tty_nr);
+		json_remote(w, l);
+		jsonw_end_object(w);
+	} else {
+		jsonw_null(w);
+	}
+	jsonw_end_object(w);
+	(void)fc;
+}
+
+void json__cause(struct jsonw *w, const struct fmt_ctx *fc, const struct record *r)
+{
+	const struct death_cause *dc = &r->death;
+	const struct pcgroup *cg = r->views[0].cg;
+	const char *code = dc->sig ? death__code_name(dc->sig, dc->code) : NULL;
+	bool seen = dc->mech != DEATH_EXIT && dc->mech != DEATH_UNKNOWN;
+	char path[PGT_CGROUP_PATH_LEN + 1];
+
+	jsonw_name(w, "cause");
+	jsonw_start_object(w);
+	jsonw_plain_field(w, "mechanism", death__mech_name(dc->mech));
+	if (seen) {
+		jsonw_int_field(w, "si_code", dc->code);
+		if (code)
+			jsonw_plain_field(w, "si_code_name", code);
+		else
+			jsonw_null_field(w, "si_code_name");
+	} else {
+		jsonw_null_field(w, "si_code");
+		jsonw_null_field(w, "si_code_name");
+	}
+	if (dc->has_seq)
+		jsonw_uint_field(w, "signal_seq", dc->signal_seq);
+	else
+		jsonw_null_field(w, "signal_seq");
+	if (dc->why)
+		jsonw_plain_field(w, "reason", dc->why);
+	else
+		jsonw_null_field(w, "reason");
+	if (dc->has_sender)
+		json_sender(w, fc, dc, &r->views[1]);
+	else
+		jsonw_null_field(w, "sender");
+	if (dc->mech == DEATH_TTY)
+		json_tty_name(w, "tty", dc->tty, dc->tty_nr);
+	else
+		jsonw_null_field(w, "tty");
+	if (dc->mech == DEATH_TTY && dc->code > 0 && death__key(dc->sig)) {
+		jsonw_name(w, "key"); /* ^\ has a backslash: escaped */
+		jsonw_string(w, death__key(dc->sig));
+	} else
+		jsonw_null_field(w, "key");
+	/*
+	 * The process's cgroup for cgroup.kill (the one killed, or below it);
+	 * for an OOM, the memory cgroup at its limit, where it is in the
+	 * unified hierarchy (a prefix of the process's path).
+	 */
+	if (cg && cg->v2[0] &&
+	    (dc->mech == DEATH_CGROUP_KILL ||
+	     (dc->mech == DEATH_OOM && dc->memcg_level && dc->memcg_v2))) {
+		const char *at =
+			dc->mech == DEATH_OOM ?
+				death__cgroup_prefix(cg->v2, dc->memcg_level, path, sizeof(path)) :
+				cg->v2;
+
+		jsonw_untrusted(w, "cgroup", at, strlen(at) + 1);
+	} else {
+		jsonw_null_field(w, "cgroup");
+	}
+	if (dc->mech == DEATH_OOM)
+		jsonw_plain_field(w, "constraint", dc->memcg_level ? "memcg" : "global");
+	else
+		jsonw_null_field(w, "constraint");
+	if (dc->mech == DEATH_OOM && dc->memcg_level)
+		jsonw_uint_field(w, "memcg_level", dc->memcg_level);
+	else
+		jsonw_null_field(w, "memcg_level");
+	jsonw_end_object(w);
+}
+
+static void json_exit(struct jsonw *w, const struct fmt_ctx *fc, const struct record *r)
+{
+	const struct pgt_exit *e = r->ev.exit;
 	struct exit_info xi;
 	char sig[16];
 
@@ -337,6 +450,8 @@ static void json_exit(struct jsonw *w, const struct pgt_exit *e)
 		jsonw_plain_field(w, "signal", decode__signame(xi.signal, sig, sizeof(sig)));
 		jsonw_bool_field(w, "core", xi.core);
 	}
+	if (r->death.set)
+		json__cause(w, fc, r);
 	jsonw_end_object(w);
 }
 
@@ -391,6 +506,7 @@ static void json_reparent(struct jsonw *w, const struct fmt_ctx *fc, const struc
 	json_reparent_proc(w, "new_parent", r->reaper_pid, &r->reaper_tid, r->reaper_start_ns,
 			   r->reaper_comm, sizeof(r->reaper_comm));
 	jsonw_plain_field(w, "reason", decode__reason_name(r->reason));
+	jsonw_bool_field(w, "child_dying", r->reason & PGT_REPARENT_DYING);
 }
 
 /*
@@ -414,7 +530,7 @@ static void json_event(struct jsonw *w, const struct fmt_ctx *fc, const struct r
 		break;
 	case PGT_EXIT:
 		json_subject(w, fc, r, &ev->exit->proc);
-		json_exit(w, ev->exit);
+		json_exit(w, fc, r);
 		break;
 	case PGT_SETSID: {
 		const struct pgt_setsid *s = ev->setsid;
@@ -575,7 +691,7 @@ static void json_origin(struct jsonw *w, const struct fmt_ctx *fc, const struct 
 	jsonw_start_object(w);
 	jsonw_name(w, "entry_leader");
 	if (entry)
-		json_entry(w, fc, v);
+		json__entry(w, fc, v);
 	else
 		jsonw_null(w);
 	json_id_or_null(w, "auid", c->auid);

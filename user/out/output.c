@@ -113,6 +113,7 @@ struct output {
 	__u64 last_key;		 /* the newest key: where keyless records go */
 	__u64 next_seq;		 /* the seq of the next record written */
 	struct written *written; /* a ring of WRITTEN_MAX, newest at written_at - 1 */
+	struct deaths *deaths;	 /* fatal signals written, for the exits' causes */
 	size_t written_at, nwritten;
 };
 
@@ -220,6 +221,7 @@ struct output *output__open(const struct output_cfg *cfg)
 		return NULL;
 	}
 	o->hold_from = (__u64)-1;
+	o->deaths = deaths__new();
 	if (cfg->no_stream)
 		return o;
 	c = &o->ch[o->n++];
@@ -239,6 +241,7 @@ struct output *output__open(const struct output_cfg *cfg)
 		c->fd = open_log(c);
 		if (c->fd < 0 && !(errno == ENXIO && c->fifo)) {
 			p_err("cannot open %s: %s", cfg->path, strerror(errno));
+			deaths__free(o->deaths);
 			free(o);
 			return NULL;
 		}
@@ -490,6 +493,10 @@ static void emit_all(struct output *o, const struct held_line *h)
 	r->seq = o->next_seq++;
 	if (h->role == LINE_DERIVED)
 		r->has_cause_seq = cause_seq(o, h->key, &r->cause_seq);
+	if (r->kind == RECORD_SIGNAL)
+		deaths__signal(o->deaths, r);
+	else if (r->kind == RECORD_EVENT && r->ev.hdr->type == PGT_EXIT)
+		deaths__exit(o->deaths, r);
 	FOR_EACH_CHANNEL(o, c)
 		if (!c->err)
 			emit(c, r);
@@ -566,6 +573,8 @@ void output__event(struct output *o, const struct pgt_event *ev)
 	if (ev->hdr->type == PGT_REAP || ev->hdr->type == PGT_SNAP || ev->hdr->type == PGT_SIGNAL)
 		return;
 	record__event(&r, model_for(o), ev);
+	if (ev->hdr->type == PGT_EXIT)
+		record__exit_sender(&r, o->model);
 	enqueue(o, ev->hdr->seq, r.derived ? LINE_DERIVED : LINE_CAUSE, &r);
 }
 
@@ -926,6 +935,7 @@ unsigned long long output__close(struct output *o)
 	sbuf__free(&o->spare);
 	free(o->held);
 	free(o->written);
+	deaths__free(o->deaths);
 	free(o);
 	return lost;
 }

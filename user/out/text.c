@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Text output: a header, then one aligned line per event. */
 #include <stdio.h>
+#include <signal.h>
 #include <string.h>
 #include <time.h>
 #include "format.h"
@@ -23,7 +24,7 @@ void text__header(struct sbuf *sb, const struct fmt_ctx *fc)
 		     "TTY", "COMM", "DETAILS");
 }
 
-static void text_time(struct sbuf *sb, const struct fmt_ctx *fc, __u64 boot_ns)
+void text__time(struct sbuf *sb, const struct fmt_ctx *fc, __u64 boot_ns)
 {
 	char date[24] = "", hms[16], zone[8] = "";
 	struct tm tm;
@@ -140,18 +141,112 @@ static void text_exec(struct sbuf *sb, const struct pgt_exec *e)
 	text_deleted(sb, e, false);
 }
 
-/* One case per record type, as json__event() has: long, but flat and in the same order. */
-static void text_exit(struct sbuf *sb, const struct pgt_exit *e)
+/* "bash 4242 (uid 1000, ssh pts/3)": a signal's sender, and its login. */
+static void text_sender(struct sbuf *sb, const struct death_cause *dc, const struct proc_view *v)
 {
+	const struct lineage *l = v->entry;
+	char name[32];
+
+	if (dc->sender_partial) {
+		sbuf__printf(sb, "pid %u", dc->sender.pid);
+		return;
+	}
+	sbuf__put_text(sb, dc->sender.comm, sizeof(dc->sender.comm));
+	sbuf__printf(sb, " %u (uid %u", dc->sender.pid, dc->sender.uid);
+	if (l)
+		sbuf__printf(sb, ", %s %s", fmt__entry_type(l),
+			     tty_or_dash(l->tty, l->tty_nr, name, sizeof(name)));
+	sbuf__putc(sb, ')');
+}
+
+void text__exit(struct sbuf *sb, const struct record *r)
+{
+	const struct pgt_exit *e = r->ev.exit;
+	const struct death_cause *dc = &r->death;
+	const struct pcgroup *cg = r->views[0].cg;
+	char sig[16], tty[32], path[PGT_CGROUP_PATH_LEN + 1];
+	const char *code;
 	struct exit_info xi;
-	char sig[16];
 
 	decode__exit_status(e->status, &xi);
-	if (xi.exited)
+	if (xi.exited) {
 		sbuf__printf(sb, "code %d", xi.code);
-	else
-		sbuf__printf(sb, "signal %s%s", decode__signame(xi.signal, sig, sizeof(sig)),
-			     xi.core ? " (core dumped)" : "");
+		return;
+	}
+	sbuf__printf(sb, "killed by %s", decode__signame(xi.signal, sig, sizeof(sig)));
+	code = death__code_name(dc->sig, dc->code);
+	switch (dc->set ? dc->mech : DEATH_UNKNOWN) {
+	case DEATH_TTY:
+		if (dc->code > 0 && death__key(dc->sig))
+			sbuf__printf(sb, " from %s", death__key(dc->sig));
+		else
+			sbuf__puts(sb, " from TIOCSIG");
+		sbuf__printf(sb, " on %s", tty_or_dash(dc->tty, dc->tty_nr, tty, sizeof(tty)));
+		break;
+	case DEATH_OOM:
+		sbuf__puts(sb, ": OOM");
+		if (cg && cg->v2[0] && dc->memcg_level && dc->memcg_v2) {
+			sbuf__puts(sb, " in ");
+			death__cgroup_prefix(cg->v2, dc->memcg_level, path, sizeof(path));
+			sbuf__put_text(sb, path, strlen(path));
+		} else if (dc->memcg_level) {
+			sbuf__printf(sb, " in a memory cgroup %u deep", dc->memcg_level);
+		} else {
+			sbuf__puts(sb, " (global)");
+		}
+		break;
+	case DEATH_CGROUP_KILL:
+		sbuf__puts(sb, ": cgroup.kill");
+		if (cg && cg->v2[0]) {
+			sbuf__puts(sb, " of ");
+			sbuf__put_text(sb, cg->v2, strlen(cg->v2));
+		}
+		break;
+	case DEATH_FAULT:
+		sbuf__printf(sb, ": fault %s", code ?: "?");
+		break;
+	case DEATH_BROKEN_PIPE:
+		sbuf__puts(sb, ": broken pipe");
+		break;
+	case DEATH_RLIMIT:
+		sbuf__puts(sb, dc->sig == SIGXFSZ ? ": file size limit" : ": CPU time limit");
+		break;
+	case DEATH_HANGUP:
+		sbuf__puts(sb, ": hangup");
+		if (decode__tty_name(dc->tty, dc->tty_nr, tty, sizeof(tty)))
+			sbuf__printf(sb, " of %s", tty);
+		break;
+	case DEATH_ORPHANED:
+		sbuf__puts(sb, ": its stopped group was orphaned");
+		break;
+	case DEATH_PARENT_DEATH:
+		sbuf__puts(sb, ": its parent died (PR_SET_PDEATHSIG)");
+		break;
+	case DEATH_KERNEL:
+		sbuf__puts(sb, ": the kernel's own");
+		break;
+	case DEATH_UNKNOWN:
+		sbuf__puts(sb, ", cause unknown");
+		break;
+	default:
+		break;
+	}
+	if (dc->has_sender) {
+		static const char *const how[DEATH_MECHS] = {
+			[DEATH_KILL] = " from ",     [DEATH_TTY] = " by ",
+			[DEATH_HANGUP] = " by ",     [DEATH_ORPHANED] = " by the exit of ",
+			[DEATH_PARENT_DEATH] = ": ", [DEATH_CGROUP_KILL] = " by ",
+		};
+
+		if (dc->sender.pid == e->proc.pid && dc->sender.start_ns == e->proc.start_ns) {
+			sbuf__puts(sb, " from itself");
+		} else {
+			sbuf__puts(sb, how[dc->mech] ?: " by ");
+			text_sender(sb, dc, &r->views[1]);
+		}
+	}
+	if (xi.core)
+		sbuf__puts(sb, " (core dumped)");
 }
 
 static void text_setpgid(struct sbuf *sb, const struct pgt_event *ev)
@@ -181,11 +276,12 @@ static void text_reparent(struct sbuf *sb, const struct pgt_reparent *r)
 	sbuf__printf(sb, ") %s", decode__reason_name(r->reason));
 }
 
-static void text_event(struct sbuf *sb, const struct fmt_ctx *fc, const struct pgt_event *ev)
+static void text_event(struct sbuf *sb, const struct fmt_ctx *fc, const struct record *r)
 {
+	const struct pgt_event *ev = &r->ev;
 	const struct pgt_hdr *h = ev->hdr;
 
-	text_time(sb, fc, h->ts_ns);
+	text__time(sb, fc, h->ts_ns);
 	sbuf__printf(sb, "%-11s ", decode__event_name(ev));
 	switch (h->type) {
 	case PGT_FORK:
@@ -200,7 +296,7 @@ static void text_event(struct sbuf *sb, const struct fmt_ctx *fc, const struct p
 		break;
 	case PGT_EXIT:
 		text_proc(sb, &ev->exit->proc);
-		text_exit(sb, ev->exit);
+		text__exit(sb, r);
 		break;
 	case PGT_SETSID:
 		text_proc(sb, &ev->setsid->proc);
@@ -263,7 +359,7 @@ static void text_lost(struct sbuf *sb, const struct fmt_ctx *fc, const struct lo
 	const char *sep = " (";
 	unsigned int t;
 
-	text_time(sb, fc, li->to_ns);
+	text__time(sb, fc, li->to_ns);
 	if (li->output) {
 		sbuf__printf(sb,
 			     "%-11s %-7s %-7s %-7s %-7s %-8s %-16s %llu records not written to ",
@@ -292,7 +388,7 @@ static void text_signal(struct sbuf *sb, const struct fmt_ctx *fc, const struct 
 	char sig[16], name[32];
 	unsigned int i;
 
-	text_time(sb, fc, r->hdr.ts_ns);
+	text__time(sb, fc, r->hdr.ts_ns);
 	sbuf__printf(sb, "%-11s ", "signal");
 	/*
 	 * A terminal's signal runs in a kernel worker, whose pid and groups
@@ -353,14 +449,8 @@ static void text_login(struct sbuf *sb, const struct proc_view *v, __u32 auid, _
 	sbuf__putc(sb, ']');
 }
 
-/* "escape daemonize: ppid 812 -> 1 [login 700 bash pts/0 auid 1000 ses 3]", red on a terminal. */
-static void text_escape(struct sbuf *sb, const struct fmt_ctx *fc, const struct escape *e,
-			const struct proc_view *v)
+void text__escape_change(struct sbuf *sb, const struct escape *e)
 {
-	text_time(sb, fc, e->ts_ns);
-	sbuf__printf(sb, "%s%-11s%s ", fc->color ? "\033[1;31m" : "", "escape",
-		     fc->color ? "\033[0m" : "");
-	text_proc(sb, &e->proc);
 	sbuf__printf(sb, "%s: ", escape__kind_name(e->kind));
 	switch (e->kind) {
 	case ESC_SETSID:
@@ -389,6 +479,17 @@ static void text_escape(struct sbuf *sb, const struct fmt_ctx *fc, const struct 
 		text_where(sb, &e->to);
 		break;
 	}
+}
+
+/* "escape daemonize: ppid 812 -> 1 [login 700 bash pts/0 auid 1000 ses 3]", red on a terminal. */
+static void text_escape(struct sbuf *sb, const struct fmt_ctx *fc, const struct escape *e,
+			const struct proc_view *v)
+{
+	text__time(sb, fc, e->ts_ns);
+	sbuf__printf(sb, "%s%-11s%s ", fc->color ? "\033[1;31m" : "", "escape",
+		     fc->color ? "\033[0m" : "");
+	text_proc(sb, &e->proc);
+	text__escape_change(sb, e);
 	text_login(sb, v, e->proc.auid, e->proc.ses);
 	if (e->expected)
 		sbuf__printf(sb, " (expected: %s)", e->expected);
@@ -401,7 +502,7 @@ static void text_survivor(struct sbuf *sb, const struct fmt_ctx *fc, const struc
 	struct escape_where w = { p->ctx.sid, p->ctx.pgid, p->ctx.ppid, p->ctx.tty_nr, {} };
 
 	memcpy(w.tty, p->ctx.tty, sizeof(w.tty));
-	text_time(sb, fc, now_ns);
+	text__time(sb, fc, now_ns);
 	sbuf__printf(sb, "%-11s ", "survivor");
 	text_proc(sb, &p->ctx);
 	sbuf__printf(sb, "born in sid %u pgid %u, now ", p->born_sid, p->born_pgid);
@@ -413,7 +514,7 @@ static void text_survivor(struct sbuf *sb, const struct fmt_ctx *fc, const struc
 static void text_correction(struct sbuf *sb, const struct fmt_ctx *fc, const struct model_note *n,
 			    const struct mproc *p, __u64 now_ns)
 {
-	text_time(sb, fc, now_ns);
+	text__time(sb, fc, now_ns);
 	sbuf__printf(sb, "%-11s ", "correction");
 	if (p) {
 		text_proc(sb, &p->ctx);
@@ -431,7 +532,7 @@ void text__record(struct sbuf *sb, const struct fmt_ctx *fc, const struct record
 {
 	switch (r->kind) {
 	case RECORD_EVENT:
-		text_event(sb, fc, &r->ev);
+		text_event(sb, fc, r);
 		break;
 	case RECORD_SIGNAL:
 		text_signal(sb, fc, &r->sig);
