@@ -143,8 +143,11 @@ try:
     # Until a command holds (polled, at most 5 s).
     until = "i=0; until %%s || [ $((i+=1)) -gt %d ]; do sleep 0.01; done; " % (500 * SCALE)
     seen = "[ $(pgrep -cxf 'sleep %s') -ge %d ]"
-    t3, t4, t5, t6, t7 = ((60 + n) * SCALE for n in (3, 4, 5, 6, 7))
-    nested = ("echo nested=$$ ntty=$(tty); setsid -f sleep %d; " % t4 +
+    t3, t4, t5, t6, t7, t8 = ((60 + n) * SCALE for n in (3, 4, 5, 6, 7, 8))
+    # The nested login kills a job of the outer one: its exit names the
+    # sender's login (issue 33).
+    nested = ("echo nested=$$ ntty=$(tty); pkill -TERM -xf 'sleep %d'; " % t8 +
+              "setsid -f sleep %d; " % t4 +
               until % (seen % (t4, 1)) + "exit")
     pane = "echo $$ > %s/tmux; setsid -f sleep %d; " % (d, t5) + until % (seen % (t5, 1))
     su_pty = "echo su=$$; setsid -f sleep %d; " % t6 + until % (seen % (t6, 1))
@@ -152,6 +155,8 @@ try:
         f.write("setsid -f sleep %d\n" % t3 +
                 "nohup sleep %d >/dev/null 2>&1 &\n" % t3 +
                 "echo job=$!\n"
+                "sleep %d &\n" % t8 +
+                "echo victim=$!\n"
                 "echo login=$$ auid=$(cat /proc/self/loginuid) "
                 "ses=$(cat /proc/self/sessionid) tty=$(tty)\n"
                 + " ".join(ssh) + " " + shlex.quote(nested) + "\n"
@@ -173,7 +178,8 @@ try:
         skip("ssh login failed (rc %d): %s" % (c.returncode, (c.stderr + c.stdout).strip()[:300]))
     fact(what="login", pid=int(kv["login"]), job=int(kv["job"]), auid=int(kv["auid"]),
          ses=int(kv["ses"]), tty=kv["tty"], nested=int(kv.get("nested", 0)),
-         nested_tty=kv.get("ntty"), tmux=int(kv.get("tmux", 0)), su=int(kv.get("su", 0)))
+         nested_tty=kv.get("ntty"), tmux=int(kv.get("tmux", 0)), su=int(kv.get("su", 0)),
+         victim=int(kv.get("victim", 0)))
     # The job must outlive its login by the tracer's grace (1 s): with the
     # tracer's records in a file, until it says so (bounded); else for the
     # grace, with room to spare.

@@ -352,6 +352,20 @@ elif t.eq(r.rc, 0, "ssh login: sshd ran and the login succeeded") and r.fact("lo
            len([k for k in sshd_logins if remotes.get(k)]))
     t.eq([e["process"]["pid"] for e in ss if e["process"]["entry_leader_inferred"] is not False],
          [], "ssh login: logins seen starting are not inferred")
+    # The nested login's pkill ends a job of the outer login (issue 33): the
+    # job's exit names its sender, and the sender's own login, not the job's.
+    ex = [e for e in r.of("exit") if e["process"]["pid"] == f["victim"]]
+    if t.eq(len(ex), 1, "ssh login: the job killed from another login exited"):
+        c = ex[0]["exit"]["cause"]
+        s = c["sender"] or {}
+        t.eq((ex[0]["exit"]["signal"], c["mechanism"], s.get("comm")), ("SIGTERM", "kill", "pkill"),
+             "ssh login: killed by SIGTERM from pkill")
+        t.eq(((s.get("entry_leader") or {}).get("pid"), (s.get("entry_leader") or {}).get("type"),
+              s.get("auid"), s.get("tty")),
+             (f["nested"], "sshd", f["auid"], (f["nested_tty"] or "").replace("/dev/", "")),
+             "ssh login: the sender's login is the nested one, with its auid and tty")
+        t.eq(ex[0]["process"]["entry_leader"]["pid"], f["pid"],
+             "ssh login: the job's own login is the outer one")
 
 # The same logins in ECS (issue 17): a command run in the ssh login is a
 # document with what ran, where, in which login and on which host, and

@@ -125,6 +125,13 @@ if t.eq(r.returncode, 0, "the f89e23e recording replays into every output"):
          "text: the exits killed by a signal say how (the change is there to allow)")
     t.eq(bad[:8], [], "text: every line as f89e23e wrote it (%d differ)" % len(bad))
     compare_records("json", json.loads)
+    # Its exits had no death block: their causes come from its signal records.
+    killed = [x for x in map(json.loads, lines(os.path.join(got, "json")))
+              if x["event"] == "exit" and x["exit"]["signal"]]
+    t.ok(killed and all(x["exit"]["cause"]["mechanism"] not in ("unknown", "exit") and
+                        x["exit"]["cause"]["signal_seq"] is not None for x in killed),
+         "json: each exit killed by a signal has its cause from the recording's signal records",
+         [(x["process"]["pid"], x["exit"]["cause"]) for x in killed][:3])
     compare_records("ecs", json.loads)
     compare_records("syslog", syslog_message)
     compare_records("journal", journal_entry)
