@@ -114,6 +114,8 @@ static void note(struct model *m, enum model_note_kind kind, __u32 pid, __u32 ex
 		m->note_fn(m->note_ctx, &n);
 }
 
+static void lineage_of(struct model *m, struct mproc *p);
+
 /* @p's own link of the lineage, below @parent. */
 static struct lineage *proc_link(const struct mproc *p, struct lineage *parent)
 {
@@ -443,7 +445,10 @@ static void on_proc_fork(struct model *m, const struct pgt_fork *e)
 {
 	struct mproc *parent, *child, *real_parent, *forker;
 
-	proc_update(m, &e->proc, e->hdr.ts_ns);
+	forker = proc_update(m, &e->proc, e->hdr.ts_ns);
+	/* First seen forking (a replay of what began before it): its link now. */
+	if (forker && !forker->lineage)
+		lineage_of(m, forker);
 	child = proc_update(m, &e->child, e->hdr.ts_ns);
 	/* Looked up again: the child's update may have replaced a reused pid. */
 	parent = model__find(m, e->proc.pid);
@@ -489,6 +494,9 @@ static void on_proc_exec(struct model *m, const struct pgt_exec *e)
 	char exe[DECODE_PATH_SIZE];
 	bool cut = false;
 
+	/* First seen at its exec (a replay of what began before it): its link now. */
+	if (p && !p->lineage)
+		lineage_of(m, p);
 	if (p && p->lineage) {
 		memcpy(p->lineage->comm, p->ctx.comm, sizeof(p->ctx.comm));
 		/* A cut path is not a path: kept only whole. */
