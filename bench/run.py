@@ -162,6 +162,18 @@ class Pgrptrace(Observer):
         return e["process"]["pid"] == run["pid"] and e["signal"] == "SIGUSR1"
 
 
+class PgrptraceBase(Pgrptrace):
+    """The same as pgrptrace-json, with another build (--pgrptrace-base):
+    a change's cost, before and after, interleaved in one run."""
+    name = "pgrptrace-base"
+
+    def available(self):
+        return bool(self.cfg.pgrptrace_base)
+
+    def argv(self):
+        return [self.cfg.pgrptrace_base, "--json", "-o", self.out]
+
+
 class PgrptraceText(Observer):
     """Text to /dev/null: nothing to count; ready once attached."""
     name = "pgrptrace-text"
@@ -299,7 +311,8 @@ class Auditd(Observer):
         return forks, (None if run["mode"] == "pty" else kills * GROUP)
 
 
-OBSERVERS = {c.name: c for c in (Pgrptrace, PgrptraceText, Forkstat, Bpftrace, Auditd)}
+OBSERVERS = {c.name: c for c in (Pgrptrace, PgrptraceBase, PgrptraceText, Forkstat, Bpftrace,
+                                  Auditd)}
 
 
 def workload(cfg, mode, cpu=None):
@@ -687,6 +700,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--pgrptrace", required=True)
     ap.add_argument("--pgtbench", required=True)
+    ap.add_argument("--pgrptrace-base", default=None,
+                    help="another build, measured beside this one (pgrptrace-base)")
     ap.add_argument("--pairs", type=int, default=5)
     ap.add_argument("--secs", type=float, default=0.25, help="seconds per workload run")
     ap.add_argument("--modes", default=",".join(MODES))

@@ -158,8 +158,35 @@ def run_expected(rules):
         shutil.rmtree(d)
 
 
+def pick_killed(out):
+    """The exits of processes a signal killed, with the header."""
+    return [ln for ln in text_lines(out) if ln.startswith("TIME ") or
+            (event_of(ln) == "exit" and " killed by " in ln)]
+
+
+WHY_RECORD = ("sudo ./pgrptrace --record why.rec -- "
+              "sh -c 'sleep 30 & sleep 0.2; kill -TERM $!; wait'")
+EXPLAIN_CMD = "./pgrptrace --replay why.rec --explain <pid of the sleep>"
+
+
+def run_explain():
+    """A recording in which a sleep is killed, and its story told from it."""
+    d = tempfile.mkdtemp(prefix="pgt-readme-")
+    try:
+        shell(WHY_RECORD, cwd=d)
+        recs = [json.loads(ln) for ln in json_lines(
+            shell("./pgrptrace --replay why.rec --json", cwd=d).stdout)]
+        pid = next(r["process"]["pid"] for r in recs if r["event"] == "exit" and
+                   r["process"]["comm"] == "sleep" and r["exit"]["signal"] == "SIGTERM")
+        return shell(EXPLAIN_CMD.replace("<pid of the sleep>", str(pid)), cwd=d).stdout
+    finally:
+        shutil.rmtree(d)
+
+
 PTY_CMD = ("PGT_SHOW_TREE=$PWD/pgrptrace sudo -E ./pgrptrace -- "
            "/usr/bin/python3 tests/integration/pty_session.py")
+WHY_CMD = ("sudo ./pgrptrace -- sh -c 'sleep 30 & sleep 0.1; kill -TERM $!; yes | head -1 >/dev/null; "
+           "timeout 0.2 sleep 5; python3 -c \"import os; os.abort()\"; wait'")
 EXPECTED_CMD = ("sudo ./pgrptrace --escapes --expected expected.rules -- "
                 "sh -c 'setsid -f sleep 5; sleep 0.3'")
 
@@ -183,6 +210,8 @@ EXAMPLES = {
                      json_lines, "json"),
     "expected": (EXPECTED_CMD, "expected-rules", text_lines, "text"),
     "check": ("sudo ./pgrptrace --check", None, None, "check"),
+    "why": (WHY_CMD, None, pick_killed, "text"),
+    "explain": (EXPLAIN_CMD, run_explain, None, "explain"),
 }
 
 
@@ -266,6 +295,12 @@ def shape(kind, lines):
                 out.add(("group", "+" if ln.endswith("+") else ""))
             elif ln:
                 out.add(("process",))
+        return out
+    if kind == "explain":
+        # The story's first line (the process), then a labelled line each.
+        out = {("first", bool(lines and re.match(r"^\S+ \d+, entity [0-9a-f]{16}, uid \d+",
+                                                 lines[0])))}
+        out |= {("label", ln.split()[0]) for ln in lines[1:] if re.match(r"^  \S", ln)}
         return out
     if kind == "check":
         out = set()

@@ -269,7 +269,7 @@ static void text_args(struct sbuf *sb, const struct image *im)
 	size_t n, i;
 
 	if (!im || !im->args) {
-		sbuf__puts(sb, im && im->exe ? im->exe : "?");
+		sbuf__puts(sb, im && im->exe ? im->exe : "unknown");
 		return;
 	}
 	n = decode__split_args(im->args, im->args_len, args, 16, &more);
@@ -376,6 +376,12 @@ static void write_text(const struct explain *e, struct sbuf *sb)
 	if (!dc->has_sender || (dc->sender.pid == p->pid && dc->sender.start_ns == p->start_ns))
 		return;
 	sbuf__puts(sb, "  sender   ");
+	if (dc->sender_partial) {
+		sbuf__printf(sb, "pid %u, gone before it was known\n", dc->sender.pid);
+		return;
+	}
+	sbuf__put_text(sb, dc->sender.comm, sizeof(dc->sender.comm));
+	sbuf__printf(sb, " %u, uid %u, ran ", dc->sender.pid, dc->sender.uid);
 	text_args(sb, x->views[1].image);
 	sbuf__putc(sb, '\n');
 	text_login(sb, &x->views[1], "           login ");
