@@ -135,14 +135,13 @@ struct {
 
 /*
  * The memory cgroup of @t, or an ancestor, that is at its memory.max now
- * (usage within a huge page of it): its depth, 0 for none. Read when the
- * kernel's SIGKILL is generated; mark_victim then says whether it was the
- * OOM killer's.
+ * (usage within a huge page of it): its depth in the high half, with
+ * PGT_DEATH_MEMCG (and _V2 in the unified hierarchy); 0 for none.
  */
 #define MEMCG_DEPTH_MAX 8
 #define MEMCG_SLACK	512 /* pages: the largest charge that fails */
 
-static __always_inline __u32 memcg_at_limit(struct task_struct *t, bool *v2)
+static __always_inline __u64 memcg_at_limit(struct task_struct *t)
 {
 	int id = bpf_core_enum_value(enum cgroup_subsys_id, memory_cgrp_id);
 	struct cgroup_subsys_state *css = NULL;
@@ -159,17 +158,32 @@ static __always_inline __u32 memcg_at_limit(struct task_struct *t, bool *v2)
 		mc = (void *)css - bpf_core_field_offset(struct mem_cgroup, css);
 		max = BPF_CORE_READ(mc, memory.max);
 		usage = BPF_CORE_READ(mc, memory.usage.counter);
-		if (max < (1UL << 40) && usage + MEMCG_SLACK >= max) {
-			*v2 = BPF_CORE_READ(css, cgroup, root, hierarchy_id) == 0;
-			return BPF_CORE_READ(css, cgroup, level);
-		}
+		if (max < (1UL << 40) && usage + MEMCG_SLACK >= max)
+			return (__u64)BPF_CORE_READ(css, cgroup, level) << 32 | PGT_DEATH_MEMCG |
+			       (BPF_CORE_READ(css, cgroup, root, hierarchy_id) ?
+					0 :
+					PGT_DEATH_MEMCG_V2);
 		css = BPF_CORE_READ(css, parent);
 	}
 	return 0;
 }
 
-static __always_inline void note_death(struct task_struct *task, int sig, __u64 group_id,
-				       __u32 cause, int code, __u32 tty_nr, const char *tty)
+/* What generated a fatal signal: note_death()'s source. */
+struct death_src {
+	__u64 group_id;
+	__u32 cause;
+	__s32 code;
+	__u32 tty_nr;
+	char tty[PGT_TTY_LEN];
+};
+
+/*
+ * A subprogram, not inlined: verified at each call like inlined code, but
+ * its paths end at its return, so the caller's states after it are one.
+ * Inlined, they stayed apart and more than doubled signal_generate's
+ * verification.
+ */
+static __noinline int note_death(struct task_struct *task, int sig, const struct death_src *src)
 {
 	struct task_struct *t = task;
 	struct task_struct *cur = (struct task_struct *)bpf_get_current_task();
@@ -179,25 +193,18 @@ static __always_inline void note_death(struct task_struct *task, int sig, __u64 
 
 	old = bpf_map_lookup_elem(&deaths, &k);
 	if (old && old->start_ns == start)
-		return;
+		return 0;
 	d.start_ns = start;
-	d.d.group_id = group_id;
+	d.d.group_id = src->group_id;
 	d.d.sender_pid = BPF_CORE_READ(cur, tgid);
 	d.d.sender_start = task_start_boottime(BPF_CORE_READ(cur, group_leader));
 	d.d.sig = sig;
-	d.d.cause = cause;
-	d.d.code = code;
-	d.d.tty_nr = tty_nr;
-	if (tty)
-		__builtin_memcpy(d.d.tty, tty, sizeof(d.d.tty));
-	if (sig == SIGKILL && cause == PGT_CAUSE_KERNEL) {
-		bool v2 = false;
-
-		d.d.memcg_level = memcg_at_limit(t, &v2);
-		if (d.d.memcg_level)
-			d.d.flags |= PGT_DEATH_MEMCG | (v2 ? PGT_DEATH_MEMCG_V2 : 0);
-	}
+	d.d.cause = src->cause;
+	d.d.code = src->code;
+	d.d.tty_nr = src->tty_nr;
+	__builtin_memcpy(d.d.tty, src->tty, sizeof(d.d.tty));
 	bpf_map_update_elem(&deaths, &k, &d, BPF_ANY);
+	return 0;
 }
 
 /*
@@ -341,8 +348,15 @@ static __always_inline void acc_add(struct sigacc *a, struct task_struct *t, int
 	}
 	if (tgid_wanted(e->rcpt[i & (PGT_SIG_RCPTS - 1)].pid)) {
 		a->wanted = true;
-		if (is_fatal(t, sig, result))
-			note_death(t, sig, e->group_id, e->cause, code, e->tty_nr, e->tty);
+		if (is_fatal(t, sig, result)) {
+			struct death_src src = { .group_id = e->group_id,
+						 .cause = e->cause,
+						 .code = code,
+						 .tty_nr = e->tty_nr };
+
+			__builtin_memcpy(src.tty, e->tty, sizeof(src.tty));
+			note_death(t, sig, &src);
+		}
 	}
 	if (is_fatal(t, sig, result))
 		e->flags |= PGT_SIG_FATAL;

@@ -494,12 +494,11 @@ static __always_inline int handle_signal(int sig, int code, struct task_struct *
 		barrier_var(g);
 	}
 	if (fatal && tgid_wanted(rtgid)) {
-		__u32 tty_nr = 0;
-		char tty_name[PGT_TTY_LEN] = {};
+		struct death_src src = { .group_id = g->id, .cause = cause, .code = code };
 
 		if (tty)
-			read_tty(tty, &tty_nr, tty_name);
-		note_death(t, sig, g->id, cause, code, tty_nr, tty_name);
+			read_tty(tty, &src.tty_nr, src.tty);
+		note_death(t, sig, &src);
 	}
 	g->ts = now;
 	g->last = rtgid;
@@ -542,8 +541,8 @@ static __always_inline int handle_signal(int sig, int code, struct task_struct *
 
 /*
  * The OOM killer chose a victim and has just sent it SIGKILL (from
- * __oom_kill_process(), or the victim's own allocation): its death is the
- * OOM's. The classic tracepoint on every level: its record has had the pid
+ * __oom_kill_process(), in the task whose allocation failed): its death is
+ * the OOM's. The classic tracepoint on every level: its record has had the pid
  * since 4.7, where the raw arguments changed in 6.8.
  */
 SEC("tp/oom/mark_victim")
@@ -551,9 +550,19 @@ int mark_victim(struct trace_event_raw_mark_victim *ctx)
 {
 	struct death_key k = { .tgid = ctx->pid, .sig = SIGKILL };
 	struct death *d = bpf_map_lookup_elem(&deaths, &k);
+	__u64 memcg;
 
-	if (d && d->d.cause == PGT_CAUSE_KERNEL)
-		d->d.cause = PGT_CAUSE_OOM;
+	if (!d || d->d.cause != PGT_CAUSE_KERNEL)
+		return 0;
+	d->d.cause = PGT_CAUSE_OOM;
+	/*
+	 * The OOM killer runs in the task whose charge failed: a memory
+	 * cgroup's OOM is of the nearest cgroup of that task at its limit,
+	 * an ancestor of the victim's too.
+	 */
+	memcg = memcg_at_limit((struct task_struct *)bpf_get_current_task());
+	d->d.flags |= (__u32)memcg;
+	d->d.memcg_level = memcg >> 32;
 	return 0;
 }
 

@@ -127,8 +127,8 @@ static const struct argp_option options[] = {
 	{ "event", OPT_EVENT, "KINDS", 0,
 	  "Only these kinds of record, comma-separated (fork,exec,escape,...), or "
 	  "repeated; "
-	  "lost records always pass; without signal, tty_release and escape, signals "
-	  "are not traced",
+	  "lost records always pass; without signal, exit, tty_release and escape, "
+	  "signals are not traced",
 	  1 },
 	{ NULL, 0, NULL, 0, "Trees:", 2 },
 	{ "snapshot", OPT_SNAPSHOT, NULL, 0, "Print the session/group/process tree once", 2 },

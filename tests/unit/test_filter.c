@@ -42,6 +42,22 @@ static void test_parse_events(void **state)
 	assert_int_equal(__builtin_popcount(mask), 16);
 }
 
+/* The kinds that need the kernel's signal hooks: an exit's cause among them. */
+static void test_needs_signals(void **state)
+{
+	struct filter f = {};
+	const char *bad = NULL;
+
+	assert_true(filter__needs_signals(&f));
+	assert_int_equal(filter__parse_events("exec,fork", &f.events, &bad), 0);
+	assert_false(filter__needs_signals(&f));
+	assert_int_equal(filter__parse_events("exec,exit", &f.events, &bad), 0);
+	assert_true(filter__needs_signals(&f));
+	assert_int_equal(filter__parse_events("escape", &f.events, &bad), 0);
+	assert_true(filter__needs_signals(&f));
+	(void)state;
+}
+
 static void test_proc(void **state)
 {
 	struct filter f = {};
@@ -91,6 +107,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_events),
+		cmocka_unit_test(test_needs_signals),
 		cmocka_unit_test(test_proc),
 		cmocka_unit_test(test_event),
 	};

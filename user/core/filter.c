@@ -35,7 +35,7 @@ int filter__parse_events(const char *list, __u32 *mask, const char **bad)
 
 bool filter__needs_signals(const struct filter *f)
 {
-	static const char *const need[] = { "signal", "tty_release", "escape" };
+	static const char *const need[] = { "signal", "exit", "tty_release", "escape" };
 	size_t i;
 
 	if (!f->events)

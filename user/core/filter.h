@@ -27,7 +27,8 @@ struct filter {
 
 /*
  * Whether the kinds asked for need the kernel's signal records: signal
- * records, and the tty_release records and escapes a hangup makes. When
+ * records, the cause of an exit, and the tty_release records and escapes a
+ * hangup makes. When
  * they do not, signals are not traced at all (--signals=none in the kernel).
  */
 bool filter__needs_signals(const struct filter *f);
