@@ -261,8 +261,11 @@ static int start_tracing(struct tracer *s, const struct loader_cfg *lcfg, __u64 
 	int err;
 
 	if (o->record) {
-		err = rec__create(&s->record, o->record, &s->host,
-				  (__s64)(clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_BOOTTIME)));
+		/* One offset for both: a replay's times are the live run's to the nanosecond. */
+		__s64 boot_to_real = (__s64)(clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_BOOTTIME));
+
+		output__set_clock(s->out, boot_to_real);
+		err = rec__create(&s->record, o->record, &s->host, boot_to_real);
 		if (err) {
 			p_err("cannot create %s: %s", o->record, strerror(-err));
 			return -1;

@@ -12,9 +12,11 @@ import os
 import pty
 import resource
 import select
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 
 libc = ctypes.CDLL(None, use_errno=True)
@@ -72,6 +74,19 @@ k = subprocess.Popen(["kill", "-TERM", str(victim.pid)])
 k.wait(30)
 victim.wait(30)
 fact("kill", pid=victim.pid, sender=k.pid)
+
+# The same from a kill(1) whose name and path are not UTF-8: the sender's
+# comm and executable keep their bytes (_hex twins).
+scratch = tempfile.mkdtemp(prefix="pgt-death-")
+hostile = os.path.join(os.fsencode(scratch), b"k\xff\xfe")
+shutil.copy(shutil.which("kill"), hostile)
+victim = subprocess.Popen(["sleep", "60"])
+wait_comm(victim.pid, "sleep")
+k = subprocess.Popen([hostile, b"-TERM", b"%d" % victim.pid])
+k.wait(30)
+victim.wait(30)
+fact("hostile_kill", pid=victim.pid, sender=k.pid, exe_hex=hostile.hex())
+shutil.rmtree(scratch)
 
 # timeout(1) ends its command: the sleep is timeout's child.
 tmo = subprocess.Popen(["timeout", "0.2", "sleep", "60"])
@@ -220,12 +235,13 @@ def kill_cgroup():
     with open("/proc/self/cgroup") as f:
         own = [line.split(":", 2)[2].strip() for line in f if line.startswith("0::")]
     home = os.path.join(mnt[0], own[0].lstrip("/")) if own else mnt[0]
-    path = os.path.join(home, "pgt-kill-%d" % os.getpid())
+    # A name that is not UTF-8: the cause's cgroup keeps its bytes (cgroup_hex).
+    path = os.path.join(os.fsencode(home), b"pgt-kill-%d-\xff" % os.getpid())
     try:
         os.mkdir(path)
     except OSError as e:
         return None, "cannot make a cgroup in %s: %s" % (home, e)
-    if not os.path.exists(os.path.join(path, "cgroup.kill")):
+    if not os.path.exists(os.path.join(path, b"cgroup.kill")):
         os.rmdir(path)
         return None, "no cgroup.kill: kernel %s is older than 5.14" % os.uname().release
     return path, None
@@ -234,15 +250,15 @@ def kill_cgroup():
 path, why = kill_cgroup()
 if path:
     p = subprocess.Popen(["sleep", "60"],
-                         preexec_fn=lambda: open(os.path.join(path, "cgroup.procs"), "w")
+                         preexec_fn=lambda: open(os.path.join(path, b"cgroup.procs"), "w")
                          .write("0"))
     wait_comm(p.pid, "sleep")
-    with open(os.path.join(path, "cgroup.kill"), "w") as f:
+    with open(os.path.join(path, b"cgroup.kill"), "w") as f:
         f.write("1")
     p.wait(30)
     with open("/proc/self/mounts") as f:
         mnt = [line.split()[1] for line in f if line.split()[2] == "cgroup2"][0]
-    fact("cgroup_kill", pid=p.pid, sender=os.getpid(), cgroup=path[len(mnt):])
+    fact("cgroup_kill", pid=p.pid, sender=os.getpid(), cgroup_hex=path[len(mnt):].hex())
     os.rmdir(path)
 else:
     skip("cgroup_kill", why)
