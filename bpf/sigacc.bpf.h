@@ -321,6 +321,7 @@ static __always_inline void acc_add(struct sigacc *a, struct task_struct *t, int
 {
 	struct pgt_signal *e = &a->rec;
 	__u32 i = e->nr;
+	bool fatal;
 
 	if (e->sig && e->sig != (__u32)sig) {
 		/* A second signal in the same syscall (TIOCNOTTY: SIGHUP, SIGCONT). */
@@ -346,9 +347,10 @@ static __always_inline void acc_add(struct sigacc *a, struct task_struct *t, int
 		else if (e->scope == PGT_SCOPE_PROCESS || e->scope == PGT_SCOPE_THREAD)
 			e->target = e->rcpt[0].pid;
 	}
+	fatal = is_fatal(t, sig, result);
 	if (tgid_wanted(e->rcpt[i & (PGT_SIG_RCPTS - 1)].pid)) {
 		a->wanted = true;
-		if (is_fatal(t, sig, result)) {
+		if (fatal) {
 			struct death_src src = { .group_id = e->group_id,
 						 .cause = e->cause,
 						 .code = code,
@@ -358,7 +360,7 @@ static __always_inline void acc_add(struct sigacc *a, struct task_struct *t, int
 			note_death(t, sig, &src);
 		}
 	}
-	if (is_fatal(t, sig, result))
+	if (fatal)
 		e->flags |= PGT_SIG_FATAL;
 	e->nr = i + 1;
 	if (a->wanted && wanted_by_mode(e->scope, e->flags))
