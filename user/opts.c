@@ -74,6 +74,8 @@ enum {
 	OPT_KTHREADS,
 	OPT_OUTPUT_QUEUE,
 	OPT_EXPLAIN,
+	OPT_CONTAIN,
+	OPT_CONTAIN_GRACE,
 };
 
 static const struct argp_option options[] = {
@@ -144,6 +146,12 @@ static const struct argp_option options[] = {
 	  "Colours on a terminal: auto (the default, off with NO_COLOR), always or never", 2 },
 	{ "verify", OPT_VERIFY, NULL, 0, "Compare the model with /proc and print every difference",
 	  2 },
+	{ "contain", OPT_CONTAIN, NULL, 0,
+	  "With a command: when it ends (or pgrptrace is stopped), end every process it "
+	  "started, wherever it went (SIGTERM, then SIGKILL)",
+	  0 },
+	{ "contain-grace", OPT_CONTAIN_GRACE, "SECS", 0,
+	  "With --contain: how long SIGTERM has before SIGKILL (default 2)", 0 },
 	{ NULL, 0, NULL, 0, "Questions:", 3 },
 	{ "explain", OPT_EXPLAIN, "PID|ENTITY_ID", 0,
 	  "Tell how one process lived and died: live, when it exits (then end); with --replay, "
@@ -440,6 +448,13 @@ static error_t opt_mode(int key, char *arg, struct argp_state *state)
 	case OPT_CHECK:
 		o->check = true;
 		break;
+	case OPT_CONTAIN:
+		o->contain = true;
+		break;
+	case OPT_CONTAIN_GRACE:
+		o->contain_grace_ms = parse_secs(state, "contain-grace", arg);
+		o->contain_grace_set = true;
+		break;
 	case OPT_EXPLAIN:
 		if (!explain__valid(arg))
 			argp_error(state,
@@ -529,6 +544,11 @@ static void opts_end(struct opts *o, struct argp_state *state)
 			   filter__active(&o->filter) || (o->signals_set && o->signal_mode == 0)))
 		argp_error(state, "--explain tells one process's story: it takes --replay, "
 				  "--record, --json, -o, -d and -v");
+	if (o->contain && (!o->cmd || o->replay))
+		argp_error(state, "--contain ends what a command started: it needs a command, "
+				  "and a live trace (not --replay)");
+	if (o->contain_grace_set && !o->contain)
+		argp_error(state, "--contain-grace needs --contain");
 	if (o->filter.hide_expected && !o->expected_path)
 		argp_error(state, "--hide-expected needs --expected FILE");
 	if (o->expected_path && (o->snapshot || o->tree || o->verify || o->check))
@@ -570,6 +590,7 @@ void opts__parse(int argc, char **argv, struct opts *o)
 	o->syslog_facility = 3; /* daemon */
 	o->interval_ms = 1000;
 	o->signal_mode = 1;
+	o->contain_grace_ms = 2000;
 	/*
 	 * With a command, a failure of pgrptrace's own is 125, as timeout(1)
 	 * and env(1) say theirs: the command's exit status is all the rest.

@@ -49,6 +49,9 @@ struct opts {
 	size_t syslog_queue;	/* --syslog-queue, 0 for the default */
 	size_t output_queue;	/* --output-queue, 0 for the default */
 	const char *explain;	/* --explain PID|ENTITY_ID */
+	bool contain;		/* --contain: end the command's descent at its end */
+	__u64 contain_grace_ms; /* --contain-grace: SIGTERM, then SIGKILL after this */
+	bool contain_grace_set;
 	bool has_user;		/* --user USER */
 	struct privs_user user; /* who to become once attached */
 };

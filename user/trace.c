@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "clock.h"
+#include "contain.h"
 #include "explain.h"
 #include "privs.h"
 #include "replay.h"
@@ -242,11 +243,14 @@ static int stream(struct tracer *s)
 		p_err("cannot read the ring buffer: %s", strerror(-err));
 		return -1;
 	}
+	/* The command ended, or we were stopped: everything it started goes too. */
+	if (s->opts->contain && contain__run(s, s->opts->contain_grace_ms * 1000000ULL))
+		err = -1;
 	/* Drain what is left, then the last losses. */
 	intake__drain(&s->in);
 	pipeline__finish(&s->pl);
 	check_losses(s, false);
-	return 0;
+	return err < 0 ? -1 : 0;
 }
 
 /*
@@ -276,6 +280,9 @@ static int start_tracing(struct tracer *s, const struct loader_cfg *lcfg, __u64 
 	 * terminal, no -o), the command's output goes to stderr, so that it can
 	 * never end up between two records.
 	 */
+	if (o->contain && contain__prepare())
+		return -1;
+	s->cmd.adopts = o->contain;
 	if (o->cmd && command__spawn(&s->cmd, o->cmd, !o->output && !isatty(STDOUT_FILENO)))
 		return -1;
 	if (loader__start(&s->loader, lcfg))

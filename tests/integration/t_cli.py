@@ -250,13 +250,14 @@ for args, match, what in cases:
     t.ok(r.events and not bad, "%s: every record matches" % what, bad[:4])
     t.ok(len(r.events) < len(base.events), "%s: some records were left out" % what,
          (len(r.events), len(base.events)))
-# In the kernel where it is cheap: without the kinds a signal record makes,
-# the kernel sends none (the recording holds what the kernel sent); with
-# them, or with --signals given, it does.
+# In the kernel where it is cheap: without the kinds a signal record makes
+# (or an exit's cause needs), the kernel sends none (the recording holds what
+# the kernel sent); with them, or with --signals given, it does.
 SIG = ["sh", "-c", "trap '' USR1; kill -USR1 0; true"]
-for args, want in ((["--event", "exec,exit"], []),
+for args, want in ((["--event", "exec,fork"], []),
                    (["--event", "exec,signal"], ["signal"]),
-                   (["--event", "exec,exit", "--signals", "group"], ["signal"])):
+                   (["--event", "exec,exit"], ["signal"]),
+                   (["--event", "exec,fork", "--signals", "group"], ["signal"])):
     rec = os.path.join(tmp, "sig.rec")
     r = run_tracer(["--json", "--record", rec] + args + ["--"] + SIG)
     rp = run_tracer(["--json", "--replay", rec])

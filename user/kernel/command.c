@@ -63,7 +63,13 @@ int command__release(struct command *c, const char *name)
 void command__reap(struct command *c, bool block, const volatile sig_atomic_t *stop)
 {
 	pid_t r;
+	int st;
 
+	while (c->adopts && (r = waitpid(-1, &st, WNOHANG)) > 0)
+		if (r == c->pid && !c->done) {
+			c->status = st;
+			c->done = true;
+		}
 	if (!c->pid || c->done)
 		return;
 	/* A blocking wait gives way to SIGINT and SIGTERM. */

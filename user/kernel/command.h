@@ -16,6 +16,7 @@ struct command {
 	int release_fd; /* the held child's pipe, -1 once released */
 	int status;	/* as waitpid() gives it, valid when done */
 	bool done;	/* reaped */
+	bool adopts;	/* we are a subreaper (--contain): orphans of its tree are ours to reap */
 };
 
 /*
@@ -28,7 +29,8 @@ int command__spawn(struct command *c, char **argv, bool stdout_to_stderr);
 int command__release(struct command *c, const char *name);
 /*
  * Reaps the command if it has ended; with @block, waits for it, giving way
- * when *@stop is set by a signal handler.
+ * when *@stop is set by a signal handler. With @c->adopts, also every
+ * adopted orphan that has ended.
  */
 void command__reap(struct command *c, bool block, const volatile sig_atomic_t *stop);
 /* Its exit status as a shell gives it (128 + signal), 0 if not reaped. */

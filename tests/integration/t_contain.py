@@ -1,0 +1,66 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+"""--contain (issue 34, item 2): a command that leaves a setsid -f daemon, a
+double fork, a process in another cgroup, one that keeps making new
+sessions and groups, and a forker that spawns every 10 ms and execs itself;
+once it exits, pgrptrace ends all of them, whatever they became, and exits
+with the command's status. Checked from the kernel's own records: no process
+any fork record names is alive afterwards (by pid and start time), and a
+decoy started outside the command is untouched."""
+import os
+import sys
+
+from harness import Proc, Tap, check_nothing_left, run_tracer, wait_until
+
+t = Tap()
+here = os.path.dirname(os.path.abspath(__file__))
+TICK_NS = 10**9 // os.sysconf("SC_CLK_TCK")
+
+
+def start_ticks(pid):
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            rest = f.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return None if rest[0] in "ZX" else int(rest[19])
+
+
+decoy = Proc(["sleep", "300"], what="decoy")
+wait_until(lambda: start_ticks(decoy.pid) is not None, "decoy started")
+decoy_ticks = start_ticks(decoy.pid)
+r = run_tracer(["--contain", "--contain-grace", "0.5", "--json", "--", sys.executable,
+                os.path.join(here, "contain_cases.py")], timeout=120)
+t.eq(r.rc, 7, "contain: pgrptrace exits with the command's status")
+t.eq(r.fact("stall"), [], "contain: every escaper ran before the command exited")
+started = {f["case"]: f["pid"] for f in r.fact("started")}
+t.eq(sorted(started), ["cgroup_mover", "daemon", "double_fork", "forker", "hopper"],
+     "contain: the escapers the command started")
+born = {(e["child"]["pid"], e["child"]["start_ns"] // TICK_NS) for e in r.of("fork")}
+t.ok(len(born) >= 20, "contain: the forks of the run are in its records", len(born))
+alive = sorted(p for p, ticks in born if start_ticks(p) == ticks)
+t.eq(alive, [], "contain: no process the command's tree forked is alive afterwards")
+t.eq(start_ticks(decoy.pid), decoy_ticks, "contain: the decoy outside the command is untouched")
+said = [ln for ln in r.err.splitlines() if "contain: " in ln]
+t.ok(any("left its session" in ln for ln in said),
+     "contain: the report says how a process had escaped", said[:5])
+t.ok(any("processes ended in" in ln for ln in said), "contain: the report's total", said[-3:])
+killed = [e for e in r.of("exit") if e["exit"]["signal"] in ("SIGTERM", "SIGKILL") and
+          (e["exit"]["cause"]["sender"] or {}).get("comm") == "pgrptrace"]
+t.ok(killed, "contain: the exits name pgrptrace as their sender", len(killed))
+for f in r.fact("cgroup"):
+    try:
+        os.rmdir(f["path"])
+    except OSError:
+        pass
+decoy.p.kill()
+decoy.finish(10)
+
+# Refused where it cannot work.
+for args, why in ((["--contain"], "no command"),
+                  (["--contain", "--replay", "/dev/null", "--", "true"], "a replay"),
+                  (["--contain-grace", "1", "--", "true"], "--contain-grace alone")):
+    rr = run_tracer(args)
+    t.eq(rr.rc, 125 if "--" in args else 2, "contain: refused with %s" % why)
+check_nothing_left(t, "contain")
+t.done()

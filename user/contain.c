@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/prctl.h>
+#include <uthash.h>
+#include "clock.h"
+#include "command.h"
+#include "contain.h"
+#include "descent.h"
+#include "procfs.h"
+#include "session.h"
+#include "msg.h"
+
+#define ROUND_MS     10		    /* the trace is read between rounds */
+#define MAX_TARGETS  65536	    /* processes looked at per round */
+#define KILL_BOUND   10000000000ULL /* after SIGKILL: what still lives then is said */
+#define MODEL_LAG_NS 1000000000ULL  /* /proc's tree is empty: the model's last exits */
+
+/* A process signalled, by its identity: pid and start. */
+struct target {
+	struct {
+		pid_t pid;
+		unsigned long long ticks;
+	} key;
+	int sent; /* the last signal sent: 0, SIGTERM, SIGKILL */
+	UT_hash_handle hh;
+};
+
+struct containment {
+	struct tracer *s;
+	struct target *done; /* every process signalled */
+	unsigned int ended, killed;
+	long tick_ns;
+};
+
+int contain__prepare(void)
+{
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)) {
+		p_err("--contain: cannot become a child subreaper: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* How @p left where it was born, for the report: ", which had left its session (...)". */
+static void escapes_of(struct sbuf *sb, const struct mproc *p)
+{
+	const char *sep = ", which had";
+	__u32 born_ppid = p->lineage && p->lineage->parent ? p->lineage->parent->pid : 0;
+
+	if (p->ctx.sid != p->born_sid) {
+		sbuf__printf(sb, "%s left its session (sid %u -> %u)", sep, p->born_sid,
+			     p->ctx.sid);
+		sep = " and";
+	}
+	if (p->ctx.pgid != p->born_pgid && p->ctx.sid == p->born_sid) {
+		sbuf__printf(sb, "%s left its group (pgid %u -> %u)", sep, p->born_pgid,
+			     p->ctx.pgid);
+		sep = " and";
+	}
+	if (born_ppid && p->ctx.ppid != born_ppid)
+		sbuf__printf(sb, "%s been reparented (ppid %u -> %u)", sep, born_ppid, p->ctx.ppid);
+}
+
+/* @sig to one process below us, once per signal; said the first time. */
+static void end_one(struct containment *c, pid_t pid, unsigned long long ticks, int sig)
+{
+	const struct mproc *p = model__find(c->s->model, (__u32)pid);
+	struct target *t, probe;
+	struct sbuf sb = {};
+	int err;
+
+	memset(&probe.key, 0, sizeof(probe.key));
+	probe.key.pid = pid;
+	probe.key.ticks = ticks;
+	HASH_FIND(hh, c->done, &probe.key, sizeof(probe.key), t);
+	if (t && t->sent == sig)
+		return;
+	err = descent__signal(pid, ticks, sig);
+	if (err)
+		return; /* gone, or not the process seen: nothing sent */
+	if (!t) {
+		t = calloc(1, sizeof(*t));
+		if (!t)
+			return;
+		t->key = probe.key;
+		HASH_ADD(hh, c->done, key, sizeof(t->key), t);
+		c->ended++;
+	}
+	if (sig == SIGKILL)
+		c->killed++;
+	t->sent = sig;
+	/* The model's view, if it is the same process (a start read from /proc is to the tick). */
+	if (p && (unsigned long long)(p->ctx.start_ns / (__u64)c->tick_ns) != ticks)
+		p = NULL;
+	sbuf__printf(&sb, "contain: %s %d ", sig == SIGKILL ? "SIGKILL to" : "SIGTERM to", pid);
+	if (p) {
+		sbuf__put_text(&sb, p->ctx.comm, sizeof(p->ctx.comm));
+		escapes_of(&sb, p);
+	} else {
+		sbuf__puts(&sb, "(not in the model: found below pgrptrace in /proc)");
+	}
+	if (!sb.oom)
+		p_err("%s", sb.buf);
+	sbuf__free(&sb);
+}
+
+/* Alive in the model and born below the command: the trace's own count. */
+static unsigned int model_alive(const struct tracer *s)
+{
+	unsigned int n = 0;
+	struct mproc *p;
+
+	model__for_each_proc(s->model, p)
+		if (!p->zombie && (pid_t)p->ctx.pid != getpid() &&
+		    command__born_below(s->child_line, p))
+			n++;
+	return n;
+}
+
+/* One round: what is below us now gets @sig. Returns how many were alive. */
+static int round_of(struct containment *c, pid_t *pids, int sig)
+{
+	struct model_stat st;
+	int n, i, alive = 0;
+
+	n = descent__walk(getpid(), pids, MAX_TARGETS);
+	for (i = 0; i < n; i++) {
+		if (procfs__model_stat(pids[i], &st) || st.state == 'Z' || st.state == 'X')
+			continue;
+		alive++;
+		end_one(c, pids[i], st.start_ticks, sig);
+	}
+	return alive;
+}
+
+int contain__run(struct tracer *s, __u64 grace_ns)
+{
+	static const volatile sig_atomic_t no_stop;
+	struct containment c = { .s = s, .tick_ns = procfs__tick_ns() };
+	__u64 start = clock_ns(CLOCK_MONOTONIC), now, empty_since = 0;
+	struct target *t, *tmp;
+	int alive, ret = 0;
+	pid_t *pids = malloc(MAX_TARGETS * sizeof(*pids));
+
+	if (!pids) {
+		p_err("--contain: out of memory");
+		return -1;
+	}
+	if (c.tick_ns <= 0)
+		c.tick_ns = 10000000;
+	for (;;) {
+		now = clock_ns(CLOCK_MONOTONIC);
+		command__reap(&s->cmd, false, &no_stop);
+		alive = round_of(&c, pids, now - start >= grace_ns ? SIGKILL : SIGTERM);
+		/* The trace goes on: forks made meanwhile come in, and are next. */
+		intake__poll(&s->in, ROUND_MS);
+		pipeline__tick(&s->pl, clock_ns(CLOCK_BOOTTIME));
+		pipeline__close_causes(&s->pl, clock_ns(CLOCK_BOOTTIME));
+		session__flush(s);
+		if (alive == 0) {
+			empty_since = empty_since ?: now;
+			if (!model_alive(s) || now - empty_since > MODEL_LAG_NS)
+				break;
+		} else {
+			empty_since = 0;
+		}
+		if (now - start > grace_ns + KILL_BOUND) {
+			p_err("contain: %d processes still alive %llu s after SIGKILL (in "
+			      "uninterruptible sleep?)",
+			      alive, KILL_BOUND / 1000000000ULL);
+			ret = -1;
+			break;
+		}
+	}
+	command__reap(&s->cmd, false, &no_stop);
+	if (c.ended)
+		p_err("contain: %u processes ended in %llu ms, %u of them by SIGKILL", c.ended,
+		      (unsigned long long)(clock_ns(CLOCK_MONOTONIC) - start) / 1000000, c.killed);
+	HASH_ITER(hh, c.done, t, tmp) {
+		HASH_DEL(c.done, t);
+		free(t);
+	}
+	free(pids);
+	return ret;
+}
