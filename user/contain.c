@@ -15,7 +15,7 @@
 
 #define ROUND_MS     10		    /* the trace is read between rounds */
 #define MAX_TARGETS  65536	    /* processes looked at per round */
-#define KILL_BOUND   10000000000ULL /* after SIGKILL: what still lives then is said */
+#define STUCK_NS     10000000000ULL /* SIGKILL sent, and no fewer alive for this long: said */
 #define MODEL_LAG_NS 1000000000ULL  /* /proc's tree is empty: the model's last exits */
 
 /* A process signalled, by its identity: pid and start. */
@@ -140,9 +140,9 @@ int contain__run(struct tracer *s, __u64 grace_ns)
 {
 	static const volatile sig_atomic_t no_stop;
 	struct containment c = { .s = s, .tick_ns = procfs__tick_ns() };
-	__u64 start = clock_ns(CLOCK_MONOTONIC), now, empty_since = 0;
+	__u64 start = clock_ns(CLOCK_MONOTONIC), now, empty_since = 0, progress = 0;
 	struct target *t, *tmp;
-	int alive, ret = 0;
+	int alive, fewest = -1, ret = 0;
 	pid_t *pids = malloc(MAX_TARGETS * sizeof(*pids));
 
 	if (!pids) {
@@ -167,10 +167,17 @@ int contain__run(struct tracer *s, __u64 grace_ns)
 		} else {
 			empty_since = 0;
 		}
-		if (now - start > grace_ns + KILL_BOUND) {
-			p_err("contain: %d processes still alive %llu s after SIGKILL (in "
-			      "uninterruptible sleep?)",
-			      alive, KILL_BOUND / 1000000000ULL);
+		/*
+		 * However many there are, and however slow the machine: a
+		 * bound on time without progress, not on the whole.
+		 */
+		if (fewest < 0 || alive < fewest || now - start < grace_ns) {
+			fewest = fewest < 0 || alive < fewest ? alive : fewest;
+			progress = now;
+		} else if (now - progress > STUCK_NS) {
+			p_err("contain: %d processes still alive, none ended in the last %llu s "
+			      "after SIGKILL (in uninterruptible sleep?)",
+			      alive, STUCK_NS / 1000000000ULL);
 			ret = -1;
 			break;
 		}

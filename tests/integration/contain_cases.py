@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 """Processes that try to outlive their command (issue 34): run as the command
 of `pgrptrace --contain --json`. It starts a setsid -f daemon, a double fork,
-a process that moves itself to another cgroup, one that keeps making new
-sessions and groups, and a forker that spawns every 10 ms and execs itself;
+a process that moves itself to another cgroup, one that keeps handing over
+to a child in a new session and group, and a forker that spawns every 10 ms
+and execs itself;
 waits (bounded) until each runs; then exits 7. Facts go to $PGT_FACTS:
 {"what": "started", "case", "pid"} and {"what": "cgroup", "path"} for the
 test to remove."""
@@ -63,21 +64,39 @@ if len(sys.argv) > 1 and sys.argv[1] == "mover":
             pass
     os.execvp("sleep", ["sleep", "302"])
 if len(sys.argv) > 1 and sys.argv[1] == "hopper":
-    # New groups and sessions, over and over: each child a new session.
+    # A moving target: over and over, a child takes over in a new session
+    # (and a new group in it) and its parent exits; one or two alive at a time.
     while True:
-        os.setpgid(0, 0)
+        if os.fork():
+            os._exit(0)
+        os.setsid()
         if os.fork() == 0:
-            os.setsid()
-            os.execvp("sleep", ["sleep", "303"])
-        time.sleep(0.05)
+            os.setpgid(0, 0)
+            continue
+        os._exit(0)
 if len(sys.argv) > 1 and sys.argv[1] == "forker":
-    # A child every 10 ms; every tenth round it execs itself anew.
+    # A short-lived child every 10 ms; every tenth, it execs itself anew.
     n = int(sys.argv[2]) if len(sys.argv) > 2 else 0
+    if n == 1:
+        fact(what="forker_exec", pid=os.getpid())
     for i in range(10):
         if os.fork() == 0:
-            os.execvp("sleep", ["sleep", "304"])
+            os.execvp("sleep", ["sleep", "1.04"])
         time.sleep(0.01)
     os.execv(sys.executable, [sys.executable, __file__, "forker", str(n + 1)])
+
+
+def wait_fact(what):
+    """Until a fact @what has been written (bounded)."""
+    end = time.monotonic() + 10 * SCALE
+    while time.monotonic() < end:
+        with open(os.environ.get("PGT_FACTS", os.devnull)) as f:
+            if '"%s"' % what in f.read():
+                return True
+        time.sleep(0.01)            # polling a state, bounded
+    fact(what="stall", case=what)
+    return False
+
 
 subprocess.run(["setsid", "-f", "sleep", "300"], check=True, timeout=30)
 wait_for(b"sleep\x00300\x00", "daemon")
@@ -86,7 +105,8 @@ wait_for(b"sleep\x00301\x00", "double_fork")
 subprocess.Popen([sys.executable, __file__, "mover"])
 wait_for(b"sleep\x00302\x00", "cgroup_mover")
 subprocess.Popen([sys.executable, __file__, "hopper"])
-wait_for(b"sleep\x00303\x00", "hopper", 2)
+wait_for(("\0".join([sys.executable, __file__, "hopper"]) + "\0").encode(), "hopper")
 subprocess.Popen([sys.executable, __file__, "forker"])
-wait_for(b"sleep\x00304\x00", "forker", 20)
+if wait_fact("forker_exec"):      # it has exec'd itself once
+    fact(what="started", case="forker", pid=0)
 sys.exit(7)
