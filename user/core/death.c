@@ -284,65 +284,15 @@ static void forget(struct deaths *d, struct notes *ns)
 		drop(d, ns);
 }
 
-void deaths__exit(struct deaths *d, struct record *r)
+/*
+ * The sender: the signal record's, as it was then; else what the model knew
+ * when the exit came (record__exit_sender()); else the kernel's pid and
+ * identity, no more. None for the kernel's own.
+ */
+static void take_sender(struct record *r, const struct note *k, const struct pgt_death *kd)
 {
-	const struct pgt_exit *e = r->ev.exit;
-	const struct pgt_death *kd = &e->death;
 	struct death_cause *dc = &r->death;
-	struct notes *ns = d ? notes_of(d, e->proc.pid, false) : NULL;
-	struct exit_info xi;
-	struct note *k;
-	bool old = r->ev.notes & EV_NO_DEATH;
 
-	decode__exit_status(e->status, &xi);
-	dc->set = true;
-	if (xi.exited) {
-		dc->mech = DEATH_EXIT;
-		dc->has_sender = false;
-		forget(d, ns);
-		return;
-	}
-	dc->sig = xi.signal;
-	if (!old && (!kd->group_id || (int)kd->sig != xi.signal)) {
-		dc->mech = DEATH_UNKNOWN;
-		dc->has_sender = false;
-		dc->why = "its generation was not seen: before pgrptrace started, with "
-			  "--signals=none, or a record lost";
-		forget(d, ns);
-		return;
-	}
-	k = find(ns, old ? 0 : kd->group_id, xi.signal);
-	if (old && !k) {
-		dc->mech = DEATH_UNKNOWN;
-		dc->has_sender = false;
-		dc->why = "no signal record of it in the recording";
-		forget(d, ns);
-		return;
-	}
-	dc->mech = mech_of(old ? k->cause : kd->cause);
-	dc->code = old ? k->code : kd->code;
-	if (old) {
-		dc->tty_nr = k->tty_nr;
-		memcpy(dc->tty, k->tty, sizeof(dc->tty));
-	} else {
-		dc->tty_nr = kd->tty_nr;
-		memcpy(dc->tty, kd->tty, sizeof(dc->tty));
-		if (dc->mech == DEATH_OOM && (kd->flags & PGT_DEATH_MEMCG)) {
-			dc->memcg_level = kd->memcg_level;
-			dc->memcg_v2 = kd->flags & PGT_DEATH_MEMCG_V2;
-		}
-	}
-	if (k) {
-		dc->has_seq = true;
-		dc->signal_seq = k->seq;
-	} else {
-		dc->why = "its signal record was not written: lost, or not asked for (--signals, "
-			  "--events, a filter)";
-	}
-	/*
-	 * The sender: the signal record's, as it was then; else what the
-	 * model knew when the exit came (record__event()).
-	 */
 	if (!sent_by_process(dc->mech) || (k && k->kthread) || (!k && !kd->sender_pid)) {
 		dc->has_sender = false;
 		view__put(&r->views[1]);
@@ -353,7 +303,6 @@ void deaths__exit(struct deaths *d, struct record *r)
 		view__put(&r->views[1]);
 		view__copy(&r->views[1], &k->view);
 	} else if (!dc->has_sender) {
-		/* The model did not know it: its pid and identity, no more. */
 		dc->has_sender = true;
 		dc->sender_partial = true;
 		memset(&dc->sender, 0, sizeof(dc->sender));
@@ -363,5 +312,57 @@ void deaths__exit(struct deaths *d, struct record *r)
 		dc->sender.auid = PGT_ID_UNSET;
 		dc->sender.ses = PGT_ID_UNSET;
 	}
+}
+
+/* What generated the signal: the kernel's death block, or (@old) the recording's note. */
+static void take_generation(struct death_cause *dc, const struct note *k,
+			    const struct pgt_death *kd, bool old)
+{
+	dc->mech = mech_of(old ? k->cause : kd->cause);
+	dc->code = old ? k->code : kd->code;
+	dc->tty_nr = old ? k->tty_nr : kd->tty_nr;
+	memcpy(dc->tty, old ? k->tty : kd->tty, sizeof(dc->tty));
+	if (!old && dc->mech == DEATH_OOM && (kd->flags & PGT_DEATH_MEMCG)) {
+		dc->memcg_level = kd->memcg_level;
+		dc->memcg_v2 = kd->flags & PGT_DEATH_MEMCG_V2;
+	}
+	if (k) {
+		dc->has_seq = true;
+		dc->signal_seq = k->seq;
+	} else {
+		dc->why = "its signal record was not written: lost, or not asked for "
+			  "(--signals=none, --event, a filter)";
+	}
+}
+
+void deaths__exit(struct deaths *d, struct record *r)
+{
+	const struct pgt_exit *e = r->ev.exit;
+	const struct pgt_death *kd = &e->death;
+	struct death_cause *dc = &r->death;
+	struct notes *ns = d ? notes_of(d, e->proc.pid, false) : NULL;
+	bool old = r->ev.notes & EV_NO_DEATH;
+	struct note *k = NULL;
+	struct exit_info xi;
+
+	decode__exit_status(e->status, &xi);
+	dc->set = true;
+	dc->sig = xi.exited ? 0 : xi.signal;
+	if (xi.exited) {
+		dc->mech = DEATH_EXIT;
+	} else if (!old && (!kd->group_id || (int)kd->sig != xi.signal)) {
+		dc->mech = DEATH_UNKNOWN;
+		dc->why = "its generation was not seen: before pgrptrace started, with "
+			  "--signals=none, or a record lost";
+	} else if (!(k = find(ns, old ? 0 : kd->group_id, xi.signal)) && old) {
+		dc->mech = DEATH_UNKNOWN;
+		dc->why = "no signal record of it in the recording";
+	} else {
+		take_generation(dc, k, kd, old);
+	}
+	if (dc->mech == DEATH_EXIT || dc->mech == DEATH_UNKNOWN)
+		dc->has_sender = false;
+	else
+		take_sender(r, k, kd);
 	forget(d, ns);
 }

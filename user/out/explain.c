@@ -446,14 +446,91 @@ static void json_time(struct jsonw *w, const struct fmt_ctx *fc, __u64 ns)
 	jsonw_plain_field(w, "time", when);
 }
 
+static void json_born(struct jsonw *w, const struct explain *e)
+{
+	char eid[17];
+
+	jsonw_name(w, "born");
+	if (!e->born) {
+		jsonw_null(w);
+		return;
+	}
+	jsonw_start_object(w);
+	json_time(w, &e->fc, e->born_ts);
+	jsonw_uint_field(w, "seq", e->born_seq);
+	jsonw_uint_field(w, "parent_pid", e->parent.pid);
+	decode__entity_id(e->parent.pid, e->parent.start_ns, eid);
+	jsonw_plain_field(w, "parent_entity_id", eid);
+	jsonw_uint_field(w, "sid", e->parent.sid);
+	jsonw_end_object(w);
+}
+
+static void json_moves(struct jsonw *w, const struct explain *e)
+{
+	unsigned int i;
+
+	jsonw_name(w, "moves");
+	jsonw_start_array(w);
+	for (i = 0; i < e->nmoves; i++) {
+		jsonw_start_object(w);
+		json_time(w, &e->fc, e->moves[i].ts_ns);
+		jsonw_uint_field(w, "seq", e->moves[i].seq);
+		jsonw_plain_field(w, "event", e->moves[i].event);
+		jsonw_untrusted(w, "change", e->moves[i].change, strlen(e->moves[i].change) + 1);
+		jsonw_end_object(w);
+	}
+	jsonw_end_array(w);
+	jsonw_uint_field(w, "moves_not_shown", e->more_moves);
+}
+
+/* Its exit as the exit record has it, "cause" field by field; then what the sender was. */
+static void json_death(struct jsonw *w, const struct explain *e)
+{
+	const struct record *x = &e->exit;
+	struct exit_info xi;
+	char sig[16];
+
+	jsonw_name(w, "exit");
+	if (!e->exited) {
+		jsonw_null(w);
+		jsonw_null_field(w, "sender");
+		return;
+	}
+	decode__exit_status(e->exit_ev.status, &xi);
+	jsonw_start_object(w);
+	json_time(w, &e->fc, x->ts_ns);
+	jsonw_uint_field(w, "seq", x->seq);
+	if (xi.exited) {
+		jsonw_int_field(w, "code", xi.code);
+		jsonw_null_field(w, "signal");
+	} else {
+		jsonw_null_field(w, "code");
+		jsonw_plain_field(w, "signal", decode__signame(xi.signal, sig, sizeof(sig)));
+	}
+	jsonw_bool_field(w, "core", xi.core);
+	json__cause(w, &e->fc, x);
+	jsonw_end_object(w);
+	if (!x->death.has_sender) {
+		jsonw_null_field(w, "sender");
+		return;
+	}
+	jsonw_name(w, "sender");
+	jsonw_start_object(w);
+	json_image(w, x->views[1].image);
+	jsonw_name(w, "login");
+	if (x->views[1].entry)
+		json__entry(w, &e->fc, &x->views[1]);
+	else
+		jsonw_null(w);
+	json_lineage(w, "lineage", x->views[1].line);
+	jsonw_end_object(w);
+}
+
 static void write_json(const struct explain *e, struct sbuf *sb)
 {
 	const struct pgt_proc *p = &e->proc;
-	const struct record *x = &e->exit;
-	struct exit_info xi;
 	struct jsonw w;
-	char eid[17], sig[16];
-	unsigned int i;
+	char eid[17];
 
 	jsonw_init(&w, sb);
 	jsonw_start_object(&w);
@@ -473,66 +550,9 @@ static void write_json(const struct explain *e, struct sbuf *sb)
 	else
 		jsonw_null(&w);
 	json_lineage(&w, "lineage", e->view.line);
-	jsonw_name(&w, "born");
-	if (e->born) {
-		jsonw_start_object(&w);
-		json_time(&w, &e->fc, e->born_ts);
-		jsonw_uint_field(&w, "seq", e->born_seq);
-		jsonw_uint_field(&w, "parent_pid", e->parent.pid);
-		decode__entity_id(e->parent.pid, e->parent.start_ns, eid);
-		jsonw_plain_field(&w, "parent_entity_id", eid);
-		jsonw_uint_field(&w, "sid", e->parent.sid);
-		jsonw_end_object(&w);
-	} else {
-		jsonw_null(&w);
-	}
-	jsonw_name(&w, "moves");
-	jsonw_start_array(&w);
-	for (i = 0; i < e->nmoves; i++) {
-		jsonw_start_object(&w);
-		json_time(&w, &e->fc, e->moves[i].ts_ns);
-		jsonw_uint_field(&w, "seq", e->moves[i].seq);
-		jsonw_plain_field(&w, "event", e->moves[i].event);
-		jsonw_untrusted(&w, "change", e->moves[i].change, strlen(e->moves[i].change) + 1);
-		jsonw_end_object(&w);
-	}
-	jsonw_end_array(&w);
-	jsonw_uint_field(&w, "moves_not_shown", e->more_moves);
-	jsonw_name(&w, "exit");
-	if (e->exited) {
-		decode__exit_status(e->exit_ev.status, &xi);
-		jsonw_start_object(&w);
-		json_time(&w, &e->fc, x->ts_ns);
-		jsonw_uint_field(&w, "seq", x->seq);
-		if (xi.exited)
-			jsonw_int_field(&w, "code", xi.code);
-		else
-			jsonw_null_field(&w, "code");
-		if (xi.exited)
-			jsonw_null_field(&w, "signal");
-		else
-			jsonw_plain_field(&w, "signal",
-					  decode__signame(xi.signal, sig, sizeof(sig)));
-		jsonw_bool_field(&w, "core", xi.core);
-		json__cause(&w, &e->fc, x);
-		jsonw_end_object(&w);
-	} else {
-		jsonw_null(&w);
-	}
-	if (e->exited && x->death.has_sender) {
-		jsonw_name(&w, "sender");
-		jsonw_start_object(&w);
-		json_image(&w, x->views[1].image);
-		jsonw_name(&w, "login");
-		if (x->views[1].entry)
-			json__entry(&w, &e->fc, &x->views[1]);
-		else
-			jsonw_null(&w);
-		json_lineage(&w, "lineage", x->views[1].line);
-		jsonw_end_object(&w);
-	} else {
-		jsonw_null_field(&w, "sender");
-	}
+	json_born(&w, e);
+	json_moves(&w, e);
+	json_death(&w, e);
 	jsonw_end_object(&w);
 	jsonw_end_object(&w);
 	jsonw_fini(&w);

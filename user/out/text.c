@@ -159,22 +159,14 @@ static void text_sender(struct sbuf *sb, const struct death_cause *dc, const str
 	sbuf__putc(sb, ')');
 }
 
-void text__exit(struct sbuf *sb, const struct record *r)
+/* How a signal killed it: ": OOM in /a/b", " from ^C on pts/0", ", cause unknown". */
+static void text_how(struct sbuf *sb, const struct record *r)
 {
-	const struct pgt_exit *e = r->ev.exit;
 	const struct death_cause *dc = &r->death;
 	const struct pcgroup *cg = r->views[0].cg;
-	char sig[16], tty[32], path[PGT_CGROUP_PATH_LEN + 1];
-	const char *code;
-	struct exit_info xi;
+	const char *code = death__code_name(dc->sig, dc->code);
+	char tty[32], path[PGT_CGROUP_PATH_LEN + 1];
 
-	decode__exit_status(e->status, &xi);
-	if (xi.exited) {
-		sbuf__printf(sb, "code %d", xi.code);
-		return;
-	}
-	sbuf__printf(sb, "killed by %s", decode__signame(xi.signal, sig, sizeof(sig)));
-	code = death__code_name(dc->sig, dc->code);
 	switch (dc->set ? dc->mech : DEATH_UNKNOWN) {
 	case DEATH_TTY:
 		if (dc->code > 0 && death__key(dc->sig))
@@ -231,19 +223,33 @@ void text__exit(struct sbuf *sb, const struct record *r)
 	default:
 		break;
 	}
-	if (dc->has_sender) {
-		static const char *const how[DEATH_MECHS] = {
-			[DEATH_KILL] = " from ",     [DEATH_TTY] = " by ",
-			[DEATH_HANGUP] = " by ",     [DEATH_ORPHANED] = " by the exit of ",
-			[DEATH_PARENT_DEATH] = ": ", [DEATH_CGROUP_KILL] = " by ",
-		};
+}
 
-		if (dc->sender.pid == e->proc.pid && dc->sender.start_ns == e->proc.start_ns) {
-			sbuf__puts(sb, " from itself");
-		} else {
-			sbuf__puts(sb, how[dc->mech] ?: " by ");
-			text_sender(sb, dc, &r->views[1]);
-		}
+void text__exit(struct sbuf *sb, const struct record *r)
+{
+	static const char *const by[DEATH_MECHS] = {
+		[DEATH_KILL] = " from ",     [DEATH_TTY] = " by ",
+		[DEATH_HANGUP] = " by ",     [DEATH_ORPHANED] = " by the exit of ",
+		[DEATH_PARENT_DEATH] = ": ", [DEATH_CGROUP_KILL] = " by ",
+	};
+	const struct pgt_exit *e = r->ev.exit;
+	const struct death_cause *dc = &r->death;
+	struct exit_info xi;
+	char sig[16];
+
+	decode__exit_status(e->status, &xi);
+	if (xi.exited) {
+		sbuf__printf(sb, "code %d", xi.code);
+		return;
+	}
+	sbuf__printf(sb, "killed by %s", decode__signame(xi.signal, sig, sizeof(sig)));
+	text_how(sb, r);
+	if (dc->has_sender && dc->sender.pid == e->proc.pid &&
+	    dc->sender.start_ns == e->proc.start_ns) {
+		sbuf__puts(sb, " from itself");
+	} else if (dc->has_sender) {
+		sbuf__puts(sb, by[dc->mech] ?: " by ");
+		text_sender(sb, dc, &r->views[1]);
 	}
 	if (xi.core)
 		sbuf__puts(sb, " (core dumped)");
