@@ -36,6 +36,7 @@ struct sigacc {
 	bool open;	       /* between the syscall's entry and exit */
 	bool wanted;	       /* someone involved is traced */
 	bool sender;	       /* rec.proc is filled */
+	bool flushed;	       /* a record of the cause went out before the syscall's exit */
 };
 
 /*
@@ -276,6 +277,7 @@ static __always_inline void acc_start(__u32 cause, __u32 scope, __s32 target, __
 	e->tty[0] = '\0';
 	a->wanted = tgid_wanted(cur_tgid());
 	a->sender = false;
+	a->flushed = false;
 	a->sigs = SIGBIT(sig);
 	a->open = true;
 }
@@ -297,8 +299,11 @@ static __always_inline void acc_sender(struct sigacc *a)
 	a->sender = true;
 }
 
-/* Write the gathered recipients as one record, if the mode wants it: only the slots in use. */
-static __always_inline void acc_flush(struct sigacc *a, bool final, long ret)
+/*
+ * Write the gathered recipients as one record, if the mode wants it: only
+ * the slots in use. A subprogram: called from four places, verified as one.
+ */
+static __noinline int acc_flush(struct sigacc *a, bool final, long ret)
 {
 	struct pgt_signal *e = &a->rec;
 	__u32 n = e->nr;
@@ -312,8 +317,10 @@ static __always_inline void acc_flush(struct sigacc *a, bool final, long ret)
 		if (n > PGT_SIG_RCPTS)
 			n = PGT_SIG_RCPTS;
 		pgt_output(&e->hdr, PGT_SIGNAL, PGT_SIGNAL_SIZE(n));
+		a->flushed = true;
 	}
 	e->nr = 0;
+	return 0;
 }
 
 static __always_inline void acc_add(struct sigacc *a, struct task_struct *t, int sig, int result,
@@ -330,6 +337,7 @@ static __always_inline void acc_add(struct sigacc *a, struct task_struct *t, int
 		e->group_id = pgt_next(&sig_group_next);
 		e->sig = sig;
 		a->sender = false;
+		a->flushed = false;
 		i = 0;
 	}
 	if (i >= PGT_SIG_RCPTS) {
@@ -365,6 +373,15 @@ static __always_inline void acc_add(struct sigacc *a, struct task_struct *t, int
 	e->nr = i + 1;
 	if (a->wanted && wanted_by_mode(e->scope, e->flags))
 		acc_sender(a);
+	/*
+	 * A fatal delivery goes out now, not at the syscall's exit: its
+	 * recipient's exit names this record, and may come first otherwise
+	 * (kill(1) still in the syscall when its victim has died). The
+	 * recipient cannot take the signal before this program returns: the
+	 * kernel generates it under the siglock that get_signal() needs.
+	 */
+	if (fatal)
+		acc_flush(a, false, 0);
 }
 
 static __always_inline int acc_end(long ret)
@@ -373,7 +390,8 @@ static __always_inline int acc_end(long ret)
 
 	if (!a || !a->open)
 		return 0;
-	if (a->rec.nr || ret < 0)
+	/* The end of a cause already written in part: a record without recipients. */
+	if (a->rec.nr || ret < 0 || a->flushed)
 		acc_flush(a, true, ret);
 	a->open = false;
 	sigacc_done();

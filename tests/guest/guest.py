@@ -21,6 +21,11 @@ BUSYBOX = "/bin/busybox"
 # (text_poke_bp): one vCPU ran stale translated code that the other had
 # already rewritten. Real CPUs serialize that with the poke's IPIs.
 TCG = "tcg,thread=single"
+# The kernel's check that the IO-APIC delivers the timer's interrupt panics
+# now and then under TCG on a loaded host ("IO-APIC + timer doesn't work!",
+# seen once in CI's make check on Debian 12's kernel): left out, as the
+# kernel's own parameter allows for virtual machines.
+BOOT_ARGS = "no_timer_check"
 BEGIN = "@@pgt-begin "
 END = "@@pgt-end "
 
@@ -116,7 +121,7 @@ def boot(kernel_dir, programs, commands, timeout, tcg=TCG):
                        % (root, initrd), shell=True, check=True)
         cmd = ["qemu-system-x86_64", "-accel", tcg, "-m", "2048", "-smp", "2",
                "-kernel", os.path.join(kernel_dir, "vmlinuz"), "-initrd", initrd,
-               "-append", "console=ttyS0 panic=-1 quiet", "-nographic", "-no-reboot",
+               "-append", "console=ttyS0 panic=-1 quiet " + BOOT_ARGS, "-nographic", "-no-reboot",
                "-nodefaults", "-serial", "stdio"]
         try:
             p = subprocess.run(cmd, capture_output=True, timeout=timeout,
@@ -361,7 +366,7 @@ def boot_root(kernel_dir, image, timeout, init="/bin/sh /pgt-run.sh", append="")
                        % (root, initrd), shell=True, check=True)
         cmd = ["qemu-system-x86_64", "-accel", TCG, "-m", "3072", "-smp", "2",
                "-kernel", os.path.join(kernel_dir, "vmlinuz"), "-initrd", initrd,
-               "-append", ("console=ttyS0 panic=-1 quiet " + append).strip(),
+               "-append", ("console=ttyS0 panic=-1 quiet %s %s" % (BOOT_ARGS, append)).strip(),
                "-drive", "file=%s,if=virtio,format=raw,snapshot=on" % image,
                "-nographic", "-no-reboot", "-nodefaults", "-serial", "stdio"]
         try:

@@ -6,7 +6,8 @@ sessions and groups, and a forker that spawns every 10 ms and execs itself;
 once it exits, pgrptrace ends all of them, whatever they became, and exits
 with the command's status. Checked from the kernel's own records: no process
 any fork record names is alive afterwards (by pid and start time), and a
-decoy started outside the command is untouched."""
+decoy started outside the command is untouched. A fork bomb (nobody's,
+RLIMIT_NPROC 60) left running by its command is ended too."""
 import os
 import sys
 
@@ -56,6 +57,28 @@ for f in r.fact("cgroup"):
         pass
 decoy.p.kill()
 decoy.finish(10)
+
+# A fork bomb, as nobody with RLIMIT_NPROC at 60 (root is not limited), left
+# running by its command: ended, whatever it forks meanwhile, within the
+# bound this test gives it (60 s; the report says how long it took).
+BOMB = ("setpriv --reuid=65534 --regid=65534 --clear-groups bash -c "
+        "'ulimit -u 60; f() { f | f & }; f' 2>/dev/null & sleep 1; exit 5")
+r = run_tracer(["--contain", "--contain-grace", "0.2", "--event", "exec", "--", "sh", "-c", BOMB],
+               timeout=60 * int(os.environ.get("PGT_TIME_SCALE", "1")))
+t.eq(r.rc, 5, "fork bomb: contained, and the command's status")
+took = [ln for ln in r.err.splitlines() if "processes ended in" in ln]
+t.ok(took, "fork bomb: the report says how long the cleanup took", r.err[-500:])
+t.diag("fork bomb: %s" % (took[-1] if took else "no report"))
+left = []
+for d in os.listdir("/proc"):
+    try:
+        with open("/proc/%s/status" % d) as f:
+            st = f.read()
+    except OSError:
+        continue
+    if "\nUid:\t65534\t" in st and "\nName:\tbash\n" in st and "\nState:\tZ" not in st:
+        left.append(int(d))
+t.eq(left, [], "fork bomb: no bash of nobody's is left")
 
 # Refused where it cannot work.
 for args, why in ((["--contain"], "no command"),
