@@ -258,7 +258,7 @@ if tr.ready():
     wait_until(lambda: tr.p.poll() is not None, "explain: ends once its process has died")
     rc, out, err = tr.stop()
     victim.finish(10)
-    if t.ok(rc == 0, "explain live: its story", err[-300:]):
+    if t.ok(rc == 0, "explain live: its story", err[-6000:]):
         live = json.loads(out)["explain"]
         t.eq((live["pid"], live["comm"], live["exit"]["signal"],
               live["exit"]["cause"]["mechanism"], live["exit"]["cause"]["sender"]["pid"]),

@@ -11,7 +11,12 @@
 #include <stddef.h>
 #include <string.h>
 #include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include "death.h"
+#include "explain.h"
+#include "format.h"
+#include "sbuf.h"
 #include "record.h"
 #include "records.h"
 
@@ -175,6 +180,55 @@ static void test_names(void **state)
 	(void)state;
 }
 
+/*
+ * --explain keeps the exit it is told of, which may be a held copy: a
+ * record cut at its kind's member, its payload right after (ASan reads a
+ * copy of the whole struct as an overflow of the exact allocation here).
+ */
+static void test_explain_held_exit(void **state)
+{
+	static const struct fmt_ctx fc = { .utc = true };
+	struct deaths *d = deaths__new();
+	struct pgt_death kd = { .group_id = 7,
+				.sender_pid = SENDER,
+				.sender_start = 10,
+				.sig = SIGTERM,
+				.cause = PGT_CAUSE_KILL };
+	struct explain *x = explain__new("200");
+	struct sbuf arena = {}, exact = {};
+	struct pgt_exit e;
+	struct record r, *held, *at;
+	struct sink_msg m = { .fc = &fc, .tfc = &fc };
+	char *out = NULL;
+	size_t off, len = 0;
+	FILE *f;
+
+	signal_written(d, 7, SIGTERM, PGT_CAUSE_KILL, 4);
+	exit_of(d, SIGTERM, &kd, 5, &r, &e);
+	off = record__hold(&r, &arena);
+	assert_true(off != (size_t)-1);
+	at = record__at(&arena, off);
+	held = malloc(record__held_size(at));
+	assert_non_null(held);
+	memcpy(held, at, record__held_size(at));
+	exact.buf = (char *)held;
+	m.rec = record__at(&exact, 0);
+	assert_int_equal(explain_sink.send(x, &m), 0);
+	assert_true(explain__done(x));
+	f = open_memstream(&out, &len);
+	assert_int_equal(explain__write(x, f, true), 0);
+	fclose(f);
+	assert_non_null(strstr(out, "\"mechanism\":\"kill\""));
+	assert_non_null(strstr(out, "\"signal_seq\":4"));
+	free(out);
+	explain__free(x);
+	record__release(held);
+	free(held);
+	sbuf__free(&arena);
+	deaths__free(d);
+	(void)state;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -183,6 +237,7 @@ int main(void)
 		cmocka_unit_test(test_unknown_and_exit),
 		cmocka_unit_test(test_old_recording),
 		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_explain_held_exit),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* --explain: one process's story, gathered from the records as they are written. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include "explain.h"
@@ -211,7 +212,8 @@ static void on_event(struct explain *e, const struct record *r)
 			return;
 		seen(e, &ev->exit->proc, &r->views[0]);
 		e->exited = true;
-		e->exit = *r;
+		/* A held record ends at its kind's member: the exit's, death. */
+		memcpy(&e->exit, r, offsetof(struct record, death) + sizeof(r->death));
 		e->exit_ev = *ev->exit;
 		e->exit.ev.raw = &e->exit_ev;
 		e->exit.ev.hdr = &e->exit_ev.hdr;
