@@ -76,6 +76,7 @@ enum {
 	OPT_EXPLAIN,
 	OPT_CONTAIN,
 	OPT_CONTAIN_GRACE,
+	OPT_LOGOUT_GRACE,
 };
 
 static const struct argp_option options[] = {
@@ -116,6 +117,8 @@ static const struct argp_option options[] = {
 	{ "verbose", 'v', NULL, 0, "Show libbpf messages (twice: debug)", 0 },
 	{ "escapes", OPT_ESCAPES, NULL, 0,
 	  "Only escapes; with a command, then where its descendants are now", 0 },
+	{ "logout-grace", OPT_LOGOUT_GRACE, "SECS", 0,
+	  "When a login ends, report its processes' fates this long after (default 1)", 0 },
 	{ "expected", OPT_EXPECTED, "FILE", 0,
 	  "Name the escapes that FILE's rules expect (docs/expected-escapes.example)", 0 },
 	{ "hide-expected", OPT_HIDE_EXPECTED, NULL, 0,
@@ -451,6 +454,9 @@ static error_t opt_mode(int key, char *arg, struct argp_state *state)
 	case OPT_CONTAIN:
 		o->contain = true;
 		break;
+	case OPT_LOGOUT_GRACE:
+		o->logout_grace_ms = parse_secs(state, "logout-grace", arg);
+		break;
 	case OPT_CONTAIN_GRACE:
 		o->contain_grace_ms = parse_secs(state, "contain-grace", arg);
 		o->contain_grace_set = true;
@@ -591,6 +597,7 @@ void opts__parse(int argc, char **argv, struct opts *o)
 	o->interval_ms = 1000;
 	o->signal_mode = 1;
 	o->contain_grace_ms = 2000;
+	o->logout_grace_ms = 1000;
 	/*
 	 * With a command, a failure of pgrptrace's own is 125, as timeout(1)
 	 * and env(1) say theirs: the command's exit status is all the rest.

@@ -52,6 +52,7 @@ struct opts {
 	bool contain;		/* --contain: end the command's descent at its end */
 	__u64 contain_grace_ms; /* --contain-grace: SIGTERM, then SIGKILL after this */
 	bool contain_grace_set;
+	__u64 logout_grace_ms;	/* --logout-grace: a login's report this long after its end */
 	bool has_user;		/* --user USER */
 	struct privs_user user; /* who to become once attached */
 };

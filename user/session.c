@@ -82,10 +82,22 @@ static void on_escape(void *ctx, const struct escape *e)
 		output__escape(s->out, e);
 }
 
+/* A login's end, in every mode that writes records; the full-screen view shows the tree. */
+static void on_logout(void *ctx, const struct logout *lo)
+{
+	struct tracer *s = ctx;
+
+	if (s->tui || (!s->print_events && !s->print_escapes) ||
+	    !filter__logout(&s->opts->filter, lo))
+		return;
+	output__logout(s->out, lo);
+}
+
 static const struct pipeline_ops to_output = {
 	.event = on_event,
 	.signal = on_signal_cause,
 	.escape = on_escape,
+	.logout = on_logout,
 };
 
 void session__survivors(struct tracer *s)
@@ -219,6 +231,7 @@ int session__open(struct tracer *s, const struct output_cfg *ocfg)
 		model__set_entry_fn(s->model, on_entry, s);
 	}
 	pipeline__init(&s->pl, s->model, &to_output, s);
+	s->pl.logouts.grace_ns = o->logout_grace_ms * 1000000ULL;
 	s->in.pl = &s->pl;
 	s->in.record = &s->record;
 	s->in.record_path = o->record;

@@ -310,6 +310,9 @@ static int start_tracing(struct tracer *s, const struct loader_cfg *lcfg, __u64 
 
 		/* Its link, not its (pid, start): a start read from /proc is corrected later. */
 		s->child_line = cp ? lineage__get(cp->lineage) : NULL;
+		/* Its end is reported as a login's: what it left behind. */
+		if (s->child_line)
+			logouts__watch(&s->pl.logouts, s->child_line);
 	}
 	return 0;
 }

@@ -100,6 +100,8 @@ written |= {n + "_hex" for n in re.findall(r'jsonw_untrusted(?:_array)?\(\s*&?w,
                                            json_c)}
 written |= {n + "_hex" for a, b in re.findall(r'jsonw_untrusted\(\s*&?w,\s*\w+ \? "(\w+)" : '
                                               r'"(\w+)"', json_c) for n in (a, b)}
+# A logout's "counts": one member per fate, named by logout.c's table.
+written |= set(re.findall(r'\[FATE_\w+\] = "(\w+)"', read("user", "core", "logout.c")))
 # The host object (user/host.c) and the tree document's.
 written |= set(re.findall(r'field\(&?w,\s*"(\w+)"', read("user", "out", "host.c")))
 documented = fields.documented_names(events_md)

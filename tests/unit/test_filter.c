@@ -33,7 +33,7 @@ static void test_parse_events(void **state)
 	assert_string_equal(filter__event_names(),
 			    "fork, exec, exit, setsid, setpgid, subreaper, reparent, signal, "
 			    "tty_acquire, tty_release, foreground, cgroup, escape, survivor, "
-			    "correction, lost");
+			    "logout, correction, lost");
 	assert_int_equal(filter__parse_events("fork,exec,exit,setsid,setpgid,subreaper,reparent,"
 					      "signal,tty_acquire,tty_release,foreground,cgroup,"
 					      "escape,survivor,correction,lost",

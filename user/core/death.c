@@ -144,6 +144,23 @@ static bool sent_by_process(enum death_mech m)
 	       m != DEATH_KERNEL;
 }
 
+enum death_mech death__kernel_mech(const struct pgt_exit *e)
+{
+	struct exit_info xi;
+
+	decode__exit_status(e->status, &xi);
+	if (xi.exited)
+		return DEATH_EXIT;
+	if (!e->death.group_id || (int)e->death.sig != xi.signal)
+		return DEATH_UNKNOWN;
+	return mech_of(e->death.cause);
+}
+
+bool death__sent(enum death_mech m)
+{
+	return m != DEATH_EXIT && m != DEATH_UNKNOWN && sent_by_process(m);
+}
+
 /* A fatal signal record written, as one recipient's death may name it. */
 struct note {
 	__u64 group_id;

@@ -58,6 +58,14 @@ const char *death__key(int sig);
 /* The first @level parts of cgroup @path into @buf: "/a/b" of "/a/b/c" for 2. */
 const char *death__cgroup_prefix(const char *path, unsigned int level, char *buf, size_t len);
 
+/*
+ * How @e ended, as its own record says (its death block), without the
+ * signal record: DEATH_UNKNOWN where the generation was not seen.
+ */
+enum death_mech death__kernel_mech(const struct pgt_exit *e);
+/* Whether a process sent the signal of mechanism @m (kill, tty, hangup, ...). */
+bool death__sent(enum death_mech m);
+
 /* The fatal signal records written, for the exits that follow them. */
 struct deaths;
 

@@ -35,7 +35,7 @@ int filter__parse_events(const char *list, __u32 *mask, const char **bad)
 
 bool filter__needs_signals(const struct filter *f)
 {
-	static const char *const need[] = { "signal", "exit", "tty_release", "escape" };
+	static const char *const need[] = { "signal", "exit", "tty_release", "escape", "logout" };
 	size_t i;
 
 	if (!f->events)
@@ -169,4 +169,18 @@ bool filter__process(const struct filter *f, const char *kind, const struct mpro
 	if (!strcmp(kind, "lost"))
 		return true;
 	return kind_wanted(f, kind) && (!p || filter__proc(f, &p->ctx));
+}
+
+bool filter__logout(const struct filter *f, const struct logout *lo)
+{
+	unsigned int i;
+
+	if (!kind_wanted(f, "logout"))
+		return false;
+	if (filter__proc(f, &lo->leader))
+		return true;
+	for (i = 0; i < lo->nr; i++)
+		if (filter__proc(f, &lo->procs[i].proc))
+			return true;
+	return false;
 }

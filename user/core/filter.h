@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <linux/types.h>
 #include "escape.h"
+#include "logout.h"
 #include "model.h"
 #include "sigmerge.h"
 
@@ -52,6 +53,8 @@ bool filter__proc(const struct filter *f, const struct pgt_proc *p);
 bool filter__event(const struct filter *f, const struct model *m, const struct pgt_event *ev);
 bool filter__signal(const struct filter *f, const struct model *m, const struct sig_cause *c);
 bool filter__escape(const struct filter *f, const struct escape *e);
+/* A logout report: its leader, or one of its processes, passes. */
+bool filter__logout(const struct filter *f, const struct logout *lo);
 /* A survivor or a correction about @p (NULL: a process already gone, shown). */
 bool filter__process(const struct filter *f, const char *kind, const struct mproc *p);
 

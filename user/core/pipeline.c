@@ -7,8 +7,17 @@ static void on_cause(void *ctx, const struct sig_cause *c)
 {
 	struct pipeline *pl = ctx;
 
+	logouts__signal(&pl->logouts, pl->model, c);
 	if (pl->ops->signal)
 		pl->ops->signal(pl->ctx, c);
+}
+
+static void on_logout(void *ctx, const struct logout *lo)
+{
+	struct pipeline *pl = ctx;
+
+	if (pl->ops->logout)
+		pl->ops->logout(pl->ctx, lo);
 }
 
 static void on_escape(void *ctx, const struct escape *e)
@@ -16,6 +25,7 @@ static void on_escape(void *ctx, const struct escape *e)
 	struct pipeline *pl = ctx;
 	struct escape named = *e;
 
+	logouts__escape(&pl->logouts, e);
 	/* A copy that borrows the escape's references for the call. */
 	named.expected = expect__match(pl->expect, e);
 	if (pl->ops->escape)
@@ -30,12 +40,14 @@ void pipeline__init(struct pipeline *pl, struct model *m, const struct pipeline_
 	pl->ctx = ctx;
 	sigmerge__init(&pl->sigs, on_cause, pl);
 	escapes__init(&pl->escapes, on_escape, pl);
+	logouts__init(&pl->logouts, on_logout, pl, PIPELINE_LOGOUT_GRACE_NS);
 }
 
 void pipeline__free(struct pipeline *pl)
 {
 	sigmerge__free(&pl->sigs);
 	escapes__free(&pl->escapes);
+	logouts__free(&pl->logouts);
 }
 
 /* Escapes read the model before and after the record; outputs see it in between. */
@@ -47,6 +59,7 @@ static void apply(struct pipeline *pl, struct pgt_event *ev)
 	if (pl->ops->event)
 		pl->ops->event(pl->ctx, ev);
 	escapes__report(&pl->escapes, pl->model, ev);
+	logouts__event(&pl->logouts, pl->model, ev);
 }
 
 /* A tty change the kernel made without a syscall of the processes it hit. */
@@ -115,6 +128,7 @@ void pipeline__record(struct pipeline *pl, struct pgt_event *ev)
 void pipeline__tick(struct pipeline *pl, __u64 now_ns)
 {
 	escapes__tick(&pl->escapes, pl->model, now_ns);
+	logouts__tick(&pl->logouts, pl->model, now_ns);
 }
 
 void pipeline__close_causes(struct pipeline *pl, __u64 now_ns)
@@ -126,6 +140,7 @@ void pipeline__finish(struct pipeline *pl)
 {
 	sigmerge__flush(&pl->sigs, 0);
 	escapes__flush(&pl->escapes, pl->model);
+	logouts__tick(&pl->logouts, pl->model, 0);
 }
 
 __u64 pipeline__oldest_open(const struct pipeline *pl)

@@ -11,6 +11,7 @@
 #include "decode.h"
 #include "escape.h"
 #include "expect.h"
+#include "logout.h"
 #include "model.h"
 #include "sigmerge.h"
 
@@ -21,12 +22,15 @@ struct pipeline_ops {
 	/* A whole signal cause. */
 	void (*signal)(void *ctx, const struct sig_cause *c);
 	void (*escape)(void *ctx, const struct escape *e);
+	/* A login's (or the command's) end, reported (logout.h's logout_fn). */
+	logout_fn logout;
 };
 
 struct pipeline {
 	struct model *model;		  /* not owned */
 	struct sigmerge sigs;		  /* signal causes being assembled */
 	struct escapes escapes;		  /* escape detection */
+	struct logouts logouts;		  /* the reports of logins that end */
 	unsigned int skip_type;		  /* testing aid: this type skips the model */
 	const struct expect_list *expect; /* --expected, or NULL */
 	const struct pipeline_ops *ops;
@@ -40,11 +44,14 @@ void pipeline__free(struct pipeline *pl);
 /* One record, and the derived records it implies. */
 void pipeline__record(struct pipeline *pl, struct pgt_event *ev);
 
-/* Held escapes that fall due by @now_ns. */
+/* Logins end with a report this long after their leader's exit, unless set. */
+#define PIPELINE_LOGOUT_GRACE_NS 1000000000ULL
+
+/* Held escapes and logout reports that fall due by @now_ns. */
 void pipeline__tick(struct pipeline *pl, __u64 now_ns);
 /* Hand over the signal causes outside a syscall complete at @now_ns (sigmerge.h). */
 void pipeline__close_causes(struct pipeline *pl, __u64 now_ns);
-/* The end of the stream: every open cause and held escape. */
+/* The end of the stream: every open cause, held escape and logout report. */
 void pipeline__finish(struct pipeline *pl);
 /* The seq of the first record of the oldest open signal cause, or (__u64)-1. */
 __u64 pipeline__oldest_open(const struct pipeline *pl);

@@ -198,6 +198,29 @@ void record__lost(struct record *r, const struct lost_info *li)
 	r->lost = *li;
 }
 
+void record__logout(struct record *r, const struct model *m, const struct logout *lo)
+{
+	unsigned int i;
+
+	init(r, RECORD_LOGOUT, lo->made_ns);
+	take_view(&r->views[0], m, &lo->leader, lo->image, lo->line, lo->entry, lo->cg, true,
+		  false);
+	r->lo = *lo;
+	r->lo.line = r->lo.entry = NULL;
+	r->lo.image = NULL;
+	r->lo.cg = NULL;
+	for (i = 0; i < lo->nr; i++)
+		image__get(lo->procs[i].image);
+}
+
+static void put_procs(const struct logout *lo)
+{
+	unsigned int i;
+
+	for (i = 0; i < lo->nr; i++)
+		image__put(lo->procs[i].image);
+}
+
 void record__release(struct record *r)
 {
 	view__put(&r->views[0]);
@@ -206,6 +229,8 @@ void record__release(struct record *r)
 		lineage__put(r->esc.lineage);
 	else if ((r->kind == RECORD_SURVIVOR || r->kind == RECORD_CORRECTION) && r->mp.has_proc)
 		lineage__put(r->mp.proc.lineage);
+	else if (r->kind == RECORD_LOGOUT)
+		put_procs(&r->lo);
 	memset(r->views, 0, sizeof(r->views));
 	r->kind = 0;
 }
@@ -223,6 +248,8 @@ static size_t payload_size(const struct record *r)
 		return PGT_EXEC_SIZE((size_t)e->args_len + e->cwd_len + e->exe_len);
 	case RECORD_SIGNAL:
 		return r->sig.nr * sizeof(*r->sig.rcpt);
+	case RECORD_LOGOUT:
+		return r->lo.nr * sizeof(*r->lo.procs);
 	default:
 		return 0;
 	}
@@ -252,6 +279,9 @@ static size_t head_size(const struct record *r)
 	case RECORD_CORRECTION:
 		m = sizeof(r->mp);
 		break;
+	case RECORD_LOGOUT:
+		m = sizeof(r->lo);
+		break;
 	default:
 		m = sizeof(r->lost);
 		break;
@@ -267,7 +297,9 @@ size_t record__held_size(const struct record *r)
 size_t record__hold(struct record *r, struct sbuf *arena)
 {
 	size_t pay = payload_size(r), off = ALIGN8(arena->len);
-	const void *from = r->kind == RECORD_EVENT ? r->ev.raw : r->sig.rcpt;
+	const void *from = r->kind == RECORD_EVENT  ? r->ev.raw :
+			   r->kind == RECORD_LOGOUT ? (const void *)r->lo.procs :
+						      r->sig.rcpt;
 	struct record *h;
 
 	r->head = head_size(r);
@@ -296,6 +328,8 @@ struct record *record__at(struct sbuf *arena, size_t off)
 	} else if (r->kind == RECORD_SIGNAL) {
 		r->sig.rcpt = r->payload ? (struct sig_rcpt *)payload : NULL;
 		r->sig.cap = r->sig.nr;
+	} else if (r->kind == RECORD_LOGOUT) {
+		r->lo.procs = r->payload ? (struct logout_proc *)payload : NULL;
 	}
 	return r;
 }
@@ -309,6 +343,7 @@ static const struct record_kind_info kinds[] = {
 	{ "foreground", 6, "change" },	{ "cgroup", 6, "change" },
 	{ "escape", 4, "change" },     /* warning */
 	{ "survivor", 5, "info" },     /* notice */
+	{ "logout", 5, "end" },	       /* notice */
 	{ "correction", 5, "change" }, /* notice */
 	{ "lost", 3, "info" },	       /* err: what was asked for is incomplete */
 };
@@ -346,6 +381,8 @@ const char *record__name(const struct record *r)
 		return "correction";
 	case RECORD_LOST:
 		return "lost";
+	case RECORD_LOGOUT:
+		return "logout";
 	}
 	return "?";
 }
@@ -362,6 +399,8 @@ const struct pgt_proc *record__proc(const struct record *r)
 	case RECORD_SURVIVOR:
 	case RECORD_CORRECTION:
 		return r->mp.has_proc ? &r->mp.proc.ctx : NULL;
+	case RECORD_LOGOUT:
+		return &r->lo.leader;
 	default:
 		return NULL;
 	}

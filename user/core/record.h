@@ -14,6 +14,7 @@
 #include "death.h"
 #include "decode.h"
 #include "escape.h"
+#include "logout.h"
 #include "model.h"
 #include "sbuf.h"
 #include "sigmerge.h"
@@ -25,6 +26,7 @@ enum record_kind {
 	RECORD_SURVIVOR,   /* a process alive at the end of a command */
 	RECORD_CORRECTION, /* a process a resync added, corrected or removed */
 	RECORD_LOST,
+	RECORD_LOGOUT, /* a login or the command ended: its processes' fates */
 };
 
 /* Losses seen since the previous lost record. */
@@ -103,6 +105,8 @@ struct record {
 			struct model_note note;
 		} mp;
 		struct lost_info lost; /* RECORD_LOST */
+		/* RECORD_LOGOUT: procs in the payload; the leader's references are the view's. */
+		struct logout lo;
 	};
 };
 
@@ -125,6 +129,8 @@ void record__survivor(struct record *r, const struct model *m, const struct mpro
 void record__correction(struct record *r, const struct model *m, const struct model_note *n,
 			const struct mproc *p, __u64 now_ns);
 void record__lost(struct record *r, const struct lost_info *li);
+/* A logout report: the leader's view from @lo's references; @lo->procs borrowed until held. */
+void record__logout(struct record *r, const struct model *m, const struct logout *lo);
 
 /*
  * @r, moved to the end of @arena, 8-byte aligned, with the bytes it refers

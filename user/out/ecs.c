@@ -42,7 +42,8 @@ static void ecs_event(struct jsonw *w, const char *action, __u64 seq)
 	jsonw_plain_field(w, "kind", strcmp(action, "escape") ? "event" : "alert");
 	jsonw_name(w, "category");
 	jsonw_start_array(w);
-	jsonw_plain(w, "process");
+	/* A login's end is a session's (ECS's "session" category, type "end"). */
+	jsonw_plain(w, strcmp(action, "logout") ? "process" : "session");
 	jsonw_end_array(w);
 	jsonw_name(w, "type");
 	jsonw_start_array(w);

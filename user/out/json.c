@@ -743,6 +743,148 @@ static void json_survivor(struct jsonw *w, const struct fmt_ctx *fc, const struc
 	json_end(w, fc);
 }
 
+/* "code" and "signal" of a raw exit status: one of them null. */
+static void json_status(struct jsonw *w, __u32 status)
+{
+	struct exit_info xi;
+	char sig[16];
+
+	decode__exit_status(status, &xi);
+	if (xi.exited) {
+		jsonw_int_field(w, "code", xi.code);
+		jsonw_null_field(w, "signal");
+	} else {
+		jsonw_null_field(w, "code");
+		jsonw_plain_field(w, "signal", decode__signame(xi.signal, sig, sizeof(sig)));
+	}
+}
+
+static void json_seq_or_null(struct jsonw *w, const char *key, bool has, __u64 seq)
+{
+	if (has)
+		jsonw_uint_field(w, key, seq);
+	else
+		jsonw_null_field(w, key);
+}
+
+/* The login (or the command) that ended: who led it, from when to when. */
+static void json_logout_leader(struct jsonw *w, const struct fmt_ctx *fc, const struct record *r)
+{
+	const struct logout *lo = &r->lo;
+	const struct lineage *l = r->views[0].line;
+	char when[64];
+
+	jsonw_name(w, "login");
+	jsonw_start_object(w);
+	jsonw_uint_field(w, "pid", lo->leader.pid);
+	json_entity_id(w, lo->leader.pid, lo->leader.start_ns);
+	jsonw_untrusted(w, "comm", lo->leader.comm, sizeof(lo->leader.comm));
+	json_image_exe(w, r->views[0].image);
+	if (lo->command) {
+		json_tty_name(w, "tty", lo->leader.tty, lo->leader.tty_nr);
+		jsonw_plain_field(w, "type", "command");
+		jsonw_null_field(w, "remote");
+	} else {
+		json_tty_name(w, "tty", l ? l->tty : "", l ? l->tty_nr : 0);
+		jsonw_plain_field(w, "type", l ? fmt__entry_type(l) : "unknown");
+		if (l)
+			json_remote(w, l);
+		else
+			jsonw_null_field(w, "remote");
+	}
+	jsonw_uint_field(w, "start_ns", lo->start_ns);
+	fmt__rfc3339(fc, lo->start_ns, when, sizeof(when));
+	jsonw_plain_field(w, "start", when);
+	jsonw_uint_field(w, "end_ns", lo->end_ns);
+	fmt__rfc3339(fc, lo->end_ns, when, sizeof(when));
+	jsonw_plain_field(w, "end", when);
+	jsonw_uint_field(w, "duration_ns", lo->end_ns - lo->start_ns);
+	json_seq_or_null(w, "exit_seq", lo->has_exit_seq, lo->exit_seq);
+	json_status(w, lo->leader_status);
+	jsonw_end_object(w);
+}
+
+/* One process of a logout report: who, where now, its fate and what shows it. */
+static void json_logout_proc(struct jsonw *w, const struct logout_proc *lp)
+{
+	struct span args[PGT_ARGS_SHOWN];
+	bool more = false;
+	size_t n;
+
+	jsonw_start_object(w);
+	jsonw_uint_field(w, "pid", lp->proc.pid);
+	json_entity_id(w, lp->proc.pid, lp->proc.start_ns);
+	jsonw_untrusted(w, "comm", lp->proc.comm, sizeof(lp->proc.comm));
+	json_image_exe(w, lp->image);
+	if (lp->image && lp->image->args) {
+		n = decode__split_args(lp->image->args, lp->image->args_len, args, PGT_ARGS_SHOWN,
+				       &more);
+		jsonw_untrusted_array(w, "args", args, n);
+	} else {
+		jsonw_null_field(w, "args");
+	}
+	jsonw_plain_field(w, "fate", logout__fate_name(lp->fate));
+	jsonw_uint_field(w, "ppid", lp->proc.ppid);
+	jsonw_uint_field(w, "pgid", lp->proc.pgid);
+	jsonw_uint_field(w, "sid", lp->proc.sid);
+	json_tty_name(w, "tty", lp->proc.tty, lp->proc.tty_nr);
+	if (lp->hup) {
+		jsonw_name(w, "hangup");
+		jsonw_start_object(w);
+		jsonw_uint_field(w, "sender_pid", lp->hup_sender);
+		jsonw_bool_field(w, "ignored", lp->hup_ignored);
+		jsonw_end_object(w);
+	} else {
+		jsonw_null_field(w, "hangup");
+	}
+	if (lp->escape) {
+		jsonw_name(w, "escape");
+		jsonw_start_object(w);
+		jsonw_plain_field(w, "kind", escape__kind_name(lp->escape));
+		json_seq_or_null(w, "seq", lp->has_escape_seq, lp->escape_seq);
+		jsonw_end_object(w);
+	} else {
+		jsonw_null_field(w, "escape");
+	}
+	if (lp->exited || lp->gone) {
+		jsonw_name(w, "exit");
+		jsonw_start_object(w);
+		json_seq_or_null(w, "seq", lp->has_exit_seq, lp->exit_seq);
+		json_status(w, lp->status);
+		jsonw_plain_field(w, "mechanism", death__mech_name(lp->mech));
+		if (lp->sender_pid)
+			jsonw_uint_field(w, "sender_pid", lp->sender_pid);
+		else
+			jsonw_null_field(w, "sender_pid");
+		jsonw_end_object(w);
+	} else {
+		jsonw_null_field(w, "exit");
+	}
+	jsonw_end_object(w);
+}
+
+static void json_logout(struct jsonw *w, const struct fmt_ctx *fc, const struct record *r)
+{
+	const struct logout *lo = &r->lo;
+	unsigned int i;
+
+	json_head(w, fc, r, NULL);
+	jsonw_plain_field(w, "scope", lo->command ? "command" : "login");
+	json_proc_image(w, fc, "process", &lo->leader, &r->views[0]);
+	json_logout_leader(w, fc, r);
+	jsonw_name(w, "processes");
+	jsonw_start_array(w);
+	for (i = 0; i < lo->nr; i++)
+		json_logout_proc(w, &lo->procs[i]);
+	jsonw_end_array(w);
+	jsonw_name(w, "counts");
+	jsonw_start_object(w);
+	for (i = 0; i < FATE_MAX; i++)
+		jsonw_uint_field(w, logout__fate_name(i), lo->counts[i]);
+	jsonw_end_object(w);
+	json_end(w, fc);
+}
+
 static const char *correction_name(enum model_note_kind kind)
 {
 	return kind == NOTE_RESYNC_ADDED   ? "added" :
@@ -784,6 +926,9 @@ static void json_write(struct jsonw *w, const struct fmt_ctx *fc, const struct r
 		break;
 	case RECORD_LOST:
 		json_lost(w, fc, r);
+		break;
+	case RECORD_LOGOUT:
+		json_logout(w, fc, r);
 		break;
 	}
 }

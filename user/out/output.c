@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <uthash.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include "clock.h"
@@ -50,6 +51,14 @@ struct held_line {
 
 struct written {
 	__u64 key, seq;
+};
+
+/* The first escape record written of a process alive: for a logout report to name. */
+struct escaped {
+	__u32 pid; /* hash key */
+	__u64 start_ns, ts_ns, seq;
+	enum escape_kind kind;
+	UT_hash_handle hh;
 };
 
 /*
@@ -114,6 +123,7 @@ struct output {
 	__u64 next_seq;		 /* the seq of the next record written */
 	struct written *written; /* a ring of WRITTEN_MAX, newest at written_at - 1 */
 	struct deaths *deaths;	 /* fatal signals written, for the exits' causes */
+	struct escaped *escaped; /* by pid */
 	size_t written_at, nwritten;
 };
 
@@ -440,6 +450,61 @@ static void remember(struct output *o, __u64 key, __u64 seq)
 		o->nwritten++;
 }
 
+/* What a logout report names, by seq: escapes by process, exits by their records' keys. */
+static void note_escape(struct output *o, const struct record *r)
+{
+	const struct pgt_proc *p = &r->esc.proc;
+	struct escaped *e;
+
+	HASH_FIND(hh, o->escaped, &p->pid, sizeof(p->pid), e);
+	if (e && e->start_ns == p->start_ns && e->ts_ns <= r->esc.ts_ns)
+		return; /* its first, by time: a held setsid is written after a reparent */
+	if (!e) {
+		e = calloc(1, sizeof(*e));
+		if (!e)
+			return;
+		e->pid = p->pid;
+		HASH_ADD(hh, o->escaped, pid, sizeof(e->pid), e);
+	}
+	e->start_ns = p->start_ns;
+	e->ts_ns = r->esc.ts_ns;
+	e->seq = r->seq;
+	e->kind = r->esc.kind;
+}
+
+static void forget_escape(struct output *o, const struct pgt_proc *p)
+{
+	struct escaped *e;
+
+	HASH_FIND(hh, o->escaped, &p->pid, sizeof(p->pid), e);
+	if (e && e->start_ns == p->start_ns) {
+		HASH_DEL(o->escaped, e);
+		free(e);
+	}
+}
+
+static void logout_seqs(struct output *o, struct record *r)
+{
+	struct logout *lo = &r->lo;
+	struct escaped *e;
+	unsigned int i;
+
+	lo->has_exit_seq = cause_seq(o, lo->exit_key, &lo->exit_seq);
+	for (i = 0; i < lo->nr; i++) {
+		struct logout_proc *lp = &lo->procs[i];
+
+		if (lp->exited)
+			lp->has_exit_seq = cause_seq(o, lp->exit_key, &lp->exit_seq);
+		if (!lp->escape)
+			continue;
+		HASH_FIND(hh, o->escaped, &lp->proc.pid, sizeof(lp->proc.pid), e);
+		if (e && e->start_ns == lp->proc.start_ns && e->kind == lp->escape) {
+			lp->has_escape_seq = true;
+			lp->escape_seq = e->seq;
+		}
+	}
+}
+
 /* A message sink's record: the sink formats what it sends. */
 static void send_message(struct channel *c, const struct record *r)
 {
@@ -493,10 +558,16 @@ static void emit_all(struct output *o, const struct held_line *h)
 	r->seq = o->next_seq++;
 	if (h->role == LINE_DERIVED)
 		r->has_cause_seq = cause_seq(o, h->key, &r->cause_seq);
-	if (r->kind == RECORD_SIGNAL)
+	if (r->kind == RECORD_SIGNAL) {
 		deaths__signal(o->deaths, r);
-	else if (r->kind == RECORD_EVENT && r->ev.hdr->type == PGT_EXIT)
+	} else if (r->kind == RECORD_EVENT && r->ev.hdr->type == PGT_EXIT) {
 		deaths__exit(o->deaths, r);
+		forget_escape(o, &r->ev.exit->proc);
+	} else if (r->kind == RECORD_ESCAPE) {
+		note_escape(o, r);
+	} else if (r->kind == RECORD_LOGOUT) {
+		logout_seqs(o, r);
+	}
 	FOR_EACH_CHANNEL(o, c)
 		if (!c->err)
 			emit(c, r);
@@ -599,6 +670,14 @@ void output__survivor(struct output *o, const struct mproc *p, __u64 now_ns)
 	struct record r;
 
 	record__survivor(&r, model_for(o), p, now_ns);
+	enqueue(o, KEY_LAST, LINE_LATE, &r);
+}
+
+void output__logout(struct output *o, const struct logout *lo)
+{
+	struct record r;
+
+	record__logout(&r, model_for(o), lo);
 	enqueue(o, KEY_LAST, LINE_LATE, &r);
 }
 
@@ -907,6 +986,7 @@ static void drain_all(struct output *o)
 unsigned long long output__close(struct output *o)
 {
 	unsigned long long lost = 0;
+	struct escaped *e, *etmp;
 	struct channel *c;
 	int before;
 
@@ -936,6 +1016,10 @@ unsigned long long output__close(struct output *o)
 	free(o->held);
 	free(o->written);
 	deaths__free(o->deaths);
+	HASH_ITER(hh, o->escaped, e, etmp) {
+		HASH_DEL(o->escaped, e);
+		free(e);
+	}
 	free(o);
 	return lost;
 }

@@ -52,6 +52,8 @@ void output__lost(struct output *o, const struct lost_info *li);
 void output__signal(struct output *o, const struct sig_cause *c);
 void output__escape(struct output *o, const struct escape *e);
 void output__survivor(struct output *o, const struct mproc *p, __u64 now_ns);
+/* A login's (or the command's) end: its processes' fates (logout.h). */
+void output__logout(struct output *o, const struct logout *lo);
 /* A process a resync added, corrected (@p as it is now) or removed (@p NULL). */
 void output__correction(struct output *o, const struct model_note *n, const struct mproc *p,
 			__u64 now_ns);

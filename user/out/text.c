@@ -517,6 +517,115 @@ static void text_survivor(struct sbuf *sb, const struct fmt_ctx *fc, const struc
 	sbuf__putc(sb, '\n');
 }
 
+/* "12.3s", "5m12s", "2h03m": a login's length at a glance. */
+static void text_duration(struct sbuf *sb, __u64 ns)
+{
+	__u64 s = ns / 1000000000ULL;
+
+	if (s < 60)
+		sbuf__printf(sb, "%llu.%llus", (unsigned long long)s,
+			     (unsigned long long)(ns / 100000000ULL % 10));
+	else if (s < 3600)
+		sbuf__printf(sb, "%llum%02llus", (unsigned long long)(s / 60),
+			     (unsigned long long)(s % 60));
+	else
+		sbuf__printf(sb, "%lluh%02llum", (unsigned long long)(s / 3600),
+			     (unsigned long long)(s / 60 % 60));
+}
+
+static void text_status(struct sbuf *sb, __u32 status)
+{
+	struct exit_info xi;
+	char sig[16];
+
+	decode__exit_status(status, &xi);
+	if (xi.exited)
+		sbuf__printf(sb, "exit %d", xi.code);
+	else
+		sbuf__printf(sb, "%s", decode__signame(xi.signal, sig, sizeof(sig)));
+}
+
+/* What shows a process's fate: its exit, the SIGHUP that reached it, its escape. */
+static void text_fate_why(struct sbuf *sb, const struct logout_proc *lp)
+{
+	if (lp->exited || lp->gone) {
+		sbuf__puts(sb, " (");
+		text_status(sb, lp->status);
+		if (lp->mech != DEATH_EXIT)
+			sbuf__printf(sb, ", %s", death__mech_name(lp->mech));
+		if (lp->sender_pid)
+			sbuf__printf(sb, " from %u", lp->sender_pid);
+		if (lp->has_exit_seq)
+			sbuf__printf(sb, ", seq %llu", (unsigned long long)lp->exit_seq);
+		sbuf__putc(sb, ')');
+	} else if (lp->hup) {
+		sbuf__printf(sb, " (SIGHUP from %u%s)", lp->hup_sender,
+			     lp->hup_ignored ? ", ignored" : ", handled or blocked");
+	} else if (lp->escape) {
+		sbuf__printf(sb, " (%s", escape__kind_name(lp->escape));
+		if (lp->has_escape_seq)
+			sbuf__printf(sb, ", seq %llu", (unsigned long long)lp->escape_seq);
+		sbuf__putc(sb, ')');
+	}
+}
+
+/*
+ * A block read at a glance: the login that ended, then one line per
+ * process, "  hung_up        4250 sleep 300 (SIGHUP, hangup from 4242)".
+ */
+static void text_logout(struct sbuf *sb, const struct fmt_ctx *fc, const struct record *r)
+{
+	const struct logout *lo = &r->lo;
+	const struct lineage *l = r->views[0].line;
+	char tty[32];
+	unsigned int i, f;
+	bool first = true;
+
+	text__time(sb, fc, r->ts_ns);
+	sbuf__printf(sb, "%-11s ", "logout");
+	text_proc(sb, &lo->leader);
+	if (lo->command)
+		sbuf__puts(sb, "command");
+	else
+		sbuf__printf(sb, "%s login on %s", l ? fmt__entry_type(l) : "unknown",
+			     l ? tty_or_dash(l->tty, l->tty_nr, tty, sizeof(tty)) : "-");
+	sbuf__puts(sb, " ended after ");
+	text_duration(sb, lo->end_ns - lo->start_ns);
+	sbuf__puts(sb, " (");
+	text_status(sb, lo->leader_status);
+	sbuf__printf(sb, "): %u process%s", lo->nr, lo->nr == 1 ? "" : "es");
+	for (f = 0; f < FATE_MAX; f++) {
+		if (!lo->counts[f])
+			continue;
+		sbuf__printf(sb, "%s %u %s", first ? ":" : ",", lo->counts[f],
+			     logout__fate_name(f));
+		first = false;
+	}
+	sbuf__putc(sb, '\n');
+	for (i = 0; i < lo->nr; i++) {
+		const struct logout_proc *lp = &lo->procs[i];
+		const struct image *im = lp->image;
+		struct span args[8];
+		bool more = false;
+		size_t n = 0, a;
+
+		sbuf__printf(sb, "    %-15s %-7u ", logout__fate_name(lp->fate), lp->proc.pid);
+		if (im && im->args)
+			n = decode__split_args(im->args, im->args_len, args, 8, &more);
+		if (!n)
+			sbuf__put_text(sb, lp->proc.comm, sizeof(lp->proc.comm));
+		for (a = 0; a < n; a++) {
+			if (a)
+				sbuf__putc(sb, ' ');
+			sbuf__put_text(sb, args[a].s, args[a].len);
+		}
+		if (more || (im && im->args_cut))
+			sbuf__puts(sb, " ...");
+		text_fate_why(sb, lp);
+		sbuf__printf(sb, " [sid %u pgid %u]\n", lp->proc.sid, lp->proc.pgid);
+	}
+}
+
 static void text_correction(struct sbuf *sb, const struct fmt_ctx *fc, const struct model_note *n,
 			    const struct mproc *p, __u64 now_ns)
 {
@@ -554,6 +663,9 @@ void text__record(struct sbuf *sb, const struct fmt_ctx *fc, const struct record
 		break;
 	case RECORD_LOST:
 		text_lost(sb, fc, &r->lost);
+		break;
+	case RECORD_LOGOUT:
+		text_logout(sb, fc, r);
 		break;
 	}
 }
