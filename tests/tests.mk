@@ -86,7 +86,7 @@ prove-all:
 # other pass uses), runs the end-to-end tests again (fidelity with 10 seeds).
 # t_levels.py reports a level this kernel refuses as skipped, with the reason.
 LEVEL_TESTS	:= $(addprefix tests/integration/,t_lifecycle.py t_exec.py t_groups.py t_model.py \
-		   t_signals.py t_escapes.py t_pty.py t_fidelity.py t_death.py)
+		   t_signals.py t_escapes.py t_pty.py t_fidelity.py t_death.py t_logout.py)
 
 check-levels: test-bins
 	$(Q)$(CURDIR)/$(BIN) --check --json > $(OUTPUT)/check.json

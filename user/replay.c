@@ -38,8 +38,12 @@ int replay__run(const struct replay_cfg *cfg)
 		if (len >= sizeof(struct pgt_hdr))
 			last_ts = ((struct pgt_hdr *)buf)->ts_ns;
 		cfg->on_record(cfg->ctx, buf, len);
-		/* Held escapes fall due by the records' clock, as they would live. */
+		/*
+		 * Held escapes and logout reports fall due by the records' clock,
+		 * as they would live, after the signal causes complete by then.
+		 */
 		if (last_ts > ticked + TICK_NS) {
+			pipeline__close_causes(cfg->pl, last_ts);
 			pipeline__tick(cfg->pl, last_ts);
 			ticked = last_ts;
 		}

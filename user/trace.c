@@ -205,6 +205,8 @@ static int stream(struct tracer *s)
 			break;
 		/* The model missed events: read the machine again. */
 		check_losses(s, true);
+		/* The signal causes complete by now, then what falls due (logout reports read them). */
+		pipeline__close_causes(&s->pl, clock_ns(CLOCK_BOOTTIME));
 		pipeline__tick(&s->pl, clock_ns(CLOCK_BOOTTIME));
 		model__confirm_reparents(s->model, clock_ns(CLOCK_BOOTTIME), 20000000ULL);
 		audit_zombies(s);
@@ -216,8 +218,6 @@ static int stream(struct tracer *s)
 				break;
 			}
 		}
-		/* Hand over the signal causes outside a syscall that are complete. */
-		pipeline__close_causes(&s->pl, clock_ns(CLOCK_BOOTTIME));
 		if (verify_from)
 			serve_verify_request(s);
 		now = clock_ns(CLOCK_MONOTONIC);

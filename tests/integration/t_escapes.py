@@ -17,6 +17,7 @@ from harness import (PGRPTRACE, Tap, check_nothing_left, field_bytes, run, run_t
                      workload)
 
 t = Tap()
+SCALE = int(os.environ.get("PGT_TIME_SCALE", "1"))
 here = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -36,8 +37,17 @@ mark = "%d.5" % (100000 + os.getpid())
 r = run_tracer(["--escapes", "--json", "--", "sh", "-c",
                 "setsid -f sleep %s; until pgrep -fx 'sleep %s' >/dev/null; do sleep 0.01; done"
                 % (mark, mark)])
-t.eq([e["event"] for e in r.events if e["event"] not in ("escape", "survivor")], [],
-     "setsid -f: --escapes prints only escapes and survivors")
+t.eq([e["event"] for e in r.events if e["event"] not in ("escape", "survivor", "logout")], [],
+     "setsid -f: --escapes prints only escapes, survivors and the command's logout report")
+cmd_report = [e for e in r.of("logout") if e["scope"] == "command"]
+t.ok(len(cmd_report) == 1 and [(p["args"], p["fate"], p["escape"]["kind"])
+                               for p in cmd_report[0]["processes"]] ==
+     [(["sleep", mark], "escaped", "setsid")] or
+     [(p["args"], p["fate"], p["escape"]["kind"]) for p in cmd_report[0]["processes"]] ==
+     [(["sleep", mark], "escaped", "daemonize")],
+     "setsid -f: the command's report: the sleep it left, escaped (setsid, or the double "
+     "fork's reparent, whichever came first in the records)",
+     cmd_report and cmd_report[0]["processes"])
 ss = escapes(r, "setsid")
 if t.eq(len(ss), 1, "setsid -f: one setsid escape"):
     e = ss[0]
@@ -326,6 +336,30 @@ elif t.eq(r.rc, 0, "ssh login: sshd ran and the login succeeded") and r.fact("lo
           if (e.get("origin", {}).get("entry_leader") or {}).get("pid") == outer["pid"] and
           e["process"]["comm"] in ("sleep", "setsid", "bash")], [],
          "ssh login: nothing of the inner logins is credited to the outer one")
+    # Its logout (issue 34): ended by `exit`, where bash signals nothing; but
+    # as a session leader exits, the kernel sends its tty's foreground group
+    # SIGHUP (disassociate_ctty(), in the leader's own exit): a script's
+    # jobs are in that group (no job control), and the nohup job ignored it.
+    # The setsid -f sleep had escaped.
+    lo = [e for e in r.of("logout") if e["login"]["pid"] == f["pid"]]
+    if t.ok(len(lo) == 1, "ssh login: one logout record", len(lo)):
+        lo = lo[0]
+        t.eq((lo["scope"], lo["login"]["type"], (lo["login"]["remote"] or {}).get("ip"),
+              lo["login"]["code"], lo["login"]["signal"]),
+             ("login", "sshd", "127.0.0.1", 0, None),
+             "ssh login: its logout names the sshd login, its client, and its exit 0")
+        fates = {p["pid"]: (p["fate"], p["hangup"]) for p in lo["processes"]}
+        t.eq(fates.get(f["job"]), ("ignored_hangup", {"sender_pid": f["pid"], "ignored": True}),
+             "ssh login: the nohup job ignored the SIGHUP the leader's exit sent its group")
+        esc = [p for p in lo["processes"] if p["args"] == ["sleep", str(60 * SCALE + 3)]
+               and p["fate"] == "escaped"]
+        t.ok(len(esc) == 1 and esc[0]["escape"]["kind"] in ("setsid", "daemonize"),
+             "ssh login: the setsid -f sleep had escaped", lo["processes"])
+        t.ok("pgrptrace" in [d for d in ssh_ecs.events
+                             if d.get("event", {}).get("action") == "logout"][0] and
+             [d for d in ssh_ecs.events if d.get("event", {}).get("action") == "logout"][0]
+             ["event"]["category"] == ["session"],
+             "ssh login: in ECS, a session's end (event.category session)")
     types = {e["origin"]["entry_leader"]["pid"]: e["origin"]["entry_leader"]["type"]
              for e in ss if e["origin"]["entry_leader"]}
     t.eq(types, {f["pid"]: "sshd", f["nested"]: "sshd", f["tmux"]: "terminal",

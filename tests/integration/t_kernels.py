@@ -44,7 +44,7 @@ TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))
 GUEST_TESTS = os.environ.get("GUEST_TESTS", " ".join(
     "tests/integration/t_%s.py" % n for n in
     ("lifecycle", "exec", "groups", "model", "signals", "escapes", "pty", "fidelity",
-     "container", "death", "contain"))).split()
+     "container", "death", "contain", "logout"))).split()
 # In the guest: the plain build at /pgt, and time bounds stretched for TCG.
 GUEST_ENV = {"PGRPTRACE": "/pgt/pgrptrace", "WORKLOAD": "/pgt/.output/tests/workload",
              "FIDELITY": "/pgt/.output/tests/fidelity", "FIDELITY_SEEDS": "10",

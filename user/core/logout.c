@@ -29,6 +29,7 @@ struct logout_open {
 struct logout_hup {
 	__u32 pid; /* hash key */
 	__u64 start_ns, ts_ns;
+	__u64 first_ns; /* the first of the latest SIGHUPs, none HUP_KEEP_NS apart */
 	bool ignored;
 	__u32 sender_pid;
 	__u64 sender_start;
@@ -208,8 +209,8 @@ static void open_report(struct logouts *lo, const struct model *m, const struct 
 	o->lo.image = image__get(model__image(leader));
 	o->lo.cg = pcgroup__get(leader->cg);
 	h = hup_of(lo, ev->proc.pid, ev->proc.start_ns);
-	if (h && h->ts_ns <= o->lo.end_ns)
-		o->leader_hup_ns = h->ts_ns;
+	if (h && h->first_ns <= o->lo.end_ns)
+		o->leader_hup_ns = h->first_ns;
 	model__for_each_proc(m, p) {
 		struct logout_proc *lp;
 
@@ -282,9 +283,10 @@ void logouts__signal(struct logouts *lo, const struct model *m, const struct sig
 		 */
 		if (r->result < 0 || r->result > 2 || r->pid == c->first.proc.pid)
 			continue;
+		/* The leader's own: the first of those that came before its exit. */
 		for (o = lo->open; o; o = o->next)
 			if (o->lo.leader.pid == r->pid && c->first.hdr.ts_ns <= o->lo.end_ns &&
-			    c->first.hdr.ts_ns > o->leader_hup_ns)
+			    (!o->leader_hup_ns || c->first.hdr.ts_ns < o->leader_hup_ns))
 				o->leader_hup_ns = c->first.hdr.ts_ns;
 		HASH_FIND(hh, lo->hups, &r->pid, sizeof(r->pid), h);
 		if (!h) {
@@ -294,6 +296,9 @@ void logouts__signal(struct logouts *lo, const struct model *m, const struct sig
 			h->pid = r->pid;
 			HASH_ADD(hh, lo->hups, pid, sizeof(h->pid), h);
 		}
+		if (!h->first_ns || h->start_ns != (p ? p->ctx.start_ns : 0) ||
+		    c->first.hdr.ts_ns > h->ts_ns + HUP_KEEP_NS)
+			h->first_ns = c->first.hdr.ts_ns;
 		h->start_ns = p ? p->ctx.start_ns : 0;
 		h->ts_ns = c->first.hdr.ts_ns;
 		h->ignored = r->result == 1;

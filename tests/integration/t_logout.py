@@ -1,0 +1,101 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+"""When a login ends (issue 34): a real interactive bash on a pty
+(logout_cases.py) starts jobs of every kind, then its terminal goes away.
+The `logout` record lists each job with its fate, and the fates agree with
+/proc after the grace (alive or not) and with what the records showed (an
+exit of its seq, an escape of its seq, a SIGHUP). The same recording,
+replayed, writes the same report, and in text a block a person reads.
+Runs in the guests too."""
+import json
+import os
+import sys
+
+from harness import PGRPTRACE, Proc, Tap, check_nothing_left, run_tracer
+
+t = Tap()
+here = os.path.dirname(os.path.abspath(__file__))
+ALIVE = {"ignored_hangup", "escaped", "survived"}
+
+rec = "/tmp/pgt-logout-%d.rec" % os.getpid()
+r = run_tracer(["--json", "--record", rec, "--", sys.executable,
+                os.path.join(here, "logout_cases.py")], timeout=180, to_file=True)
+t.ok(r.rc == 0, "the login ran", r.err[-800:])
+login = (r.fact("login") or [{}])[0]
+after = (r.fact("after") or [{}])[0]
+pids = login.get("pids", {})
+t.ok(after.get("reported"), "the tracer wrote the logout record while the jobs were still "
+     "as the report found them", after)
+reports = [e for e in r.of("logout") if e["scope"] == "login" and
+           e["login"]["pid"] == login.get("pid")]
+if t.ok(len(reports) == 1, "one logout record for the login", [e["login"] for e in r.of("logout")]):
+    lo = reports[0]
+    by_pid = {p["pid"]: p for p in lo["processes"]}
+    fate = {label: (by_pid.get(pid) or {}).get("fate") for label, pid in pids.items()}
+    by_seq = {e["seq"]: e for e in r.events}
+    t.eq((lo["login"]["type"], lo["login"]["tty"], lo["login"]["signal"]),
+         ("terminal", login["tty"], "SIGHUP"),
+         "the login: a terminal's, on its pty, ended by the hangup's SIGHUP")
+    x = by_seq.get(lo["login"]["exit_seq"], {})
+    t.eq((x.get("event"), (x.get("process") or {}).get("pid")), ("exit", login["pid"]),
+         "login.exit_seq names the leader's exit record")
+    # What the kernel and bash did, each named: bash passes the hangup on
+    # to its running jobs (SIGHUP) and sends its stopped ones SIGTERM and
+    # SIGCONT (bash's habit); nohup's SIG_IGN keeps one alive; the others
+    # had left, or were never in the shell's jobs.
+    want = {"plain": "hung_up", "hostile": "hung_up", "nohup": "ignored_hangup",
+            "setsid": "escaped", "subshell": "escaped", "server": "escaped",
+            "tmux": "survived", "stopped": "killed"}
+    if not t.eq(fate, {k: v for k, v in want.items() if k in pids}, "each job's fate"):
+        t.diag(json.dumps(lo["processes"]))
+    t.eq({k: v for k, v in after.get("alive", {}).items()},
+         {k: fate.get(k) in ALIVE for k in after.get("alive", {})},
+         "the fates agree with /proc after the grace (alive or not)")
+    t.eq(sum(lo["counts"].values()), len(lo["processes"]), "counts add up to the processes")
+    bad = []
+    for p in lo["processes"]:
+        if p["exit"]:
+            e = by_seq.get(p["exit"]["seq"], {})
+            if (e.get("event"), (e.get("process") or {}).get("pid"),
+                    e.get("exit", {}).get("signal")) != ("exit", p["pid"], p["exit"]["signal"]):
+                bad.append(("exit", p))
+        if p["escape"]:
+            e = by_seq.get(p["escape"]["seq"], {})
+            if (e.get("event"), e.get("kind"), (e.get("process") or {}).get("pid")) != \
+                    ("escape", p["escape"]["kind"], p["pid"]):
+                bad.append(("escape", p))
+        if (p["fate"] in ("hung_up", "ignored_hangup")) != (p["hangup"] is not None) and \
+                p["fate"] != "hung_up":
+            bad.append(("hangup", p))
+    t.eq(bad, [], "each exit and escape seq names that process's record")
+    hostile = by_pid.get(pids.get("hostile"), {})
+    t.ok(hostile.get("args") and "\n" in hostile["args"][0] and "args_hex" in hostile and
+         "executable_hex" in hostile, "a hostile name stays inside its JSON string, with "
+         "its _hex twin", hostile)
+    # The recording tells the same story, and in text a block at a glance.
+    rj = Proc([PGRPTRACE, "--replay", rec, "--json"], what="replay the login's recording")
+    rc, out, err = rj.finish(60)
+    again = [json.loads(ln) for ln in out.splitlines() if '"event":"logout"' in ln]
+    again = [e for e in again if e["scope"] == "login" and e["login"]["pid"] == login["pid"]]
+    t.eq([{p["pid"]: p["fate"] for p in e["processes"]} for e in again],
+         [{p["pid"]: p["fate"] for p in lo["processes"]}], "the replay writes the same report")
+    rt = Proc([PGRPTRACE, "--replay", rec], what="replay the login's recording as text")
+    rc, out, err = rt.finish(60)
+    lines = out.splitlines()
+    head = [i for i, ln in enumerate(lines) if " logout " in ln and
+            " %d " % login["pid"] in ln]
+    block = []
+    for ln in lines[head[0] + 1:] if head else []:
+        if not ln.startswith("    "):
+            break
+        block.append(ln)
+    t.ok(head and "terminal login on %s ended after" % login["tty"] in lines[head[0]] and
+         len(block) == len(lo["processes"]) and
+         all(ln.split()[0] == by_pid[int(ln.split()[1])]["fate"] for ln in block),
+         "text: the login, then one line per process: its fate and pid", lines[head[0]:][:12]
+         if head else lines[-20:])
+    t.ok(not any("\x1b" in ln for ln in lines), "text: no escape sequence reaches the terminal")
+if os.path.exists(rec):
+    os.unlink(rec)
+check_nothing_left(t, "logout")
+t.done()
