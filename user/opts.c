@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "explain.h"
+#include "fate.h"
 #include "opts.h"
 #include "syslog.h"
 
@@ -74,6 +75,7 @@ enum {
 	OPT_KTHREADS,
 	OPT_OUTPUT_QUEUE,
 	OPT_EXPLAIN,
+	OPT_FATE,
 	OPT_CONTAIN,
 	OPT_CONTAIN_GRACE,
 	OPT_LOGOUT_GRACE,
@@ -159,6 +161,10 @@ static const struct argp_option options[] = {
 	{ "explain", OPT_EXPLAIN, "PID|ENTITY_ID", 0,
 	  "Tell how one process lived and died: live, when it exits (then end); with --replay, "
 	  "from the recording. --json: as one object",
+	  3 },
+	{ "fate", OPT_FATE, "WHAT", 0,
+	  "What hangup:TTY, logout:PID or kill:-PGID:SIGNAL would do to each process it reaches "
+	  "(nothing is sent). --json: as one object",
 	  3 },
 	{ NULL, 0, NULL, 0, "Self-check:", 3 },
 	{ "check", OPT_CHECK, NULL, 0,
@@ -468,6 +474,14 @@ static error_t opt_mode(int key, char *arg, struct argp_state *state)
 				   arg);
 		o->explain = arg;
 		break;
+	case OPT_FATE: {
+		const char *why;
+
+		if (fate__parse(arg, &o->fate_what, &why))
+			argp_error(state, "bad --fate '%s': %s", arg, why);
+		o->fate = arg;
+		break;
+	}
 	case OPT_USER: {
 		char err[256];
 
@@ -550,6 +564,12 @@ static void opts_end(struct opts *o, struct argp_state *state)
 			   filter__active(&o->filter) || (o->signals_set && o->signal_mode == 0)))
 		argp_error(state, "--explain tells one process's story: it takes --replay, "
 				  "--record, --json, -o, -d and -v");
+	if (o->fate &&
+	    (o->cmd || o->pid || o->snapshot || o->tree || o->verify || o->escapes || o->check ||
+	     o->journal || o->syslog || o->ecs || o->expected_path || o->replay || o->record ||
+	     o->explain || o->duration_ms || filter__active(&o->filter)))
+		argp_error(state, "--fate answers from the machine as it is now: it takes --json, "
+				  "-o and -v");
 	if (o->contain && (!o->cmd || o->replay))
 		argp_error(state, "--contain ends what a command started: it needs a command, "
 				  "and a live trace (not --replay)");

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <linux/types.h>
 #include "expect.h"
+#include "fate.h"
 #include "filter.h"
 #include "privs.h"
 
@@ -46,9 +47,11 @@ struct opts {
 	const char *syslog_target;   /* its TARGET, NULL for /dev/log */
 	int syslog_facility;	     /* --syslog-facility, daemon by default */
 	bool syslog_facility_set;
-	size_t syslog_queue;	/* --syslog-queue, 0 for the default */
-	size_t output_queue;	/* --output-queue, 0 for the default */
-	const char *explain;	/* --explain PID|ENTITY_ID */
+	size_t syslog_queue; /* --syslog-queue, 0 for the default */
+	size_t output_queue; /* --output-queue, 0 for the default */
+	const char *explain; /* --explain PID|ENTITY_ID */
+	const char *fate;    /* --fate WHAT, parsed into fate_what */
+	struct fate_what fate_what;
 	bool contain;		/* --contain: end the command's descent at its end */
 	__u64 contain_grace_ms; /* --contain-grace: SIGTERM, then SIGKILL after this */
 	bool contain_grace_set;

@@ -14,7 +14,10 @@
 #include "clock.h"
 #include "contain.h"
 #include "explain.h"
+#include "fate.h"
+#include "fateout.h"
 #include "privs.h"
+#include "procfs.h"
 #include "replay.h"
 #include "session.h"
 #include "snapshot.h"
@@ -337,6 +340,32 @@ static int one_shot(struct tracer *s)
 	return session__flush(s) || s->verify_diffs || none ? 1 : 0;
 }
 
+/* --fate: what the event would do, from the model just taken and /proc. */
+static int fate_shot(struct tracer *s)
+{
+	const struct opts *o = s->opts;
+	const struct fate_io io = { .read_sigs = procfs__read_sigs };
+	struct fate_report r;
+	const char *why = NULL;
+	FILE *f;
+	int err;
+
+	err = fate__predict(s->model, &io, &o->fate_what, &r, &why);
+	if (err) {
+		p_err("--fate %s: %s", o->fate, why ?: strerror(-err));
+		fate__free(&r);
+		return 1;
+	}
+	f = o->output ? fopen(o->output, "ae") : stdout;
+	err = f ? fateout__write(&r, f, o->json) : -errno;
+	if (err)
+		p_err("cannot write %s: %s", o->output ?: "output", strerror(-err));
+	if (f && f != stdout)
+		fclose(f);
+	fate__free(&r);
+	return err ? 1 : 0;
+}
+
 /* The stream until a stop, the command's end or a closed stdout; the exit status. */
 static int trace_live(struct tracer *s)
 {
@@ -398,7 +427,7 @@ static int become_user(struct tracer *s)
 
 int trace__run(const struct opts *o)
 {
-	bool tree_mode = o->snapshot || o->tree || o->verify;
+	bool tree_mode = o->snapshot || o->tree || o->verify || o->fate;
 	/* --tree on a terminal is a full-screen program; its records go to the view only. */
 	bool full_screen = o->tree && !o->json && !o->output && isatty(STDOUT_FILENO);
 	struct output_cfg ocfg = {
@@ -408,7 +437,8 @@ int trace__run(const struct opts *o)
 		.path = o->output,
 		.offline = o->replay != NULL,
 		/* A service's standard output goes to the journal (and syslog) too: not twice. */
-		.no_stream = ((o->journal || o->syslog) && !o->output) || full_screen || o->explain,
+		.no_stream = ((o->journal || o->syslog) && !o->output) || full_screen ||
+			     o->explain || o->fate,
 		.color = o->color,
 		.queue_bytes = o->output_queue,
 	};
@@ -455,6 +485,10 @@ int trace__run(const struct opts *o)
 		goto out;
 	if (o->has_user && become_user(&s))
 		goto out;
+	if (o->fate) {
+		ret = fate_shot(&s);
+		goto done;
+	}
 	if (o->snapshot || (o->verify && !o->cmd)) {
 		ret = one_shot(&s);
 		goto done;

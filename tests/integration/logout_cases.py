@@ -31,7 +31,8 @@ facts = open(os.environ.get("PGT_FACTS", os.devnull), "a")
 SCALE = int(os.environ.get("PGT_TIME_SCALE", "1"))
 # Lengths that name each job (and outlast the run), different from other tests'.
 N = {label: 7300 * SCALE + i for i, label in
-     enumerate(("plain", "nohup", "setsid", "subshell", "tmux", "stopped", "hostile"))}
+     enumerate(("plain", "nohup", "setsid", "subshell", "tmux", "stopped", "hostile",
+                "foreground"))}
 HOSTILE = "/tmp/pgt-lo-%d-a\nb\033[1m\udcffc" % os.getpid()
 
 
@@ -121,14 +122,21 @@ try:
     send("(exec -a $'x\\ny\\033[2J\\xff' \"$H\" %d) & echo hostile=$!" % N["hostile"])
     send("sleep %d" % N["stopped"])
     for label in N:
-        wait_for(lambda: sleeps(N[label]), "sleep %d (%s) runs" % (N[label], label))
+        if label != "foreground":
+            wait_for(lambda: sleeps(N[label]), "sleep %d (%s) runs" % (N[label], label))
     os.write(master, b"\x1a")           # ^Z: the foreground job stops
     read_until(b"Stopped")
     send("echo tmux=$(tmux -L pgt$$ list-panes -F '#{pane_pid}') "
          "server=$(tmux -L pgt$$ display-message -p '#{pid}') done=$((1+1))")
     read_until(b"done=2")             # the answer, not the line echoed
+    # In the foreground when the terminal goes away: the shell waits for it
+    # rather than reading the tty, so the hangup's SIGHUP, not an end of
+    # file, is what it sees (a shell at its prompt may read EOF first and
+    # exit by itself, passing nothing on).
+    send("sleep %d" % N["foreground"])
     for label in N:
-        pids[label] = sleeps(N[label])[0]
+        pids[label] = wait_for(lambda: sleeps(N[label]), "sleep %d (%s) runs"
+                               % (N[label], label))[0]
     words = dict(w.split("=", 1) for w in said.decode(errors="replace").replace("\r", " ").split()
                  if "=" in w and w.split("=", 1)[1].isdigit())
     pids["server"] = int(words.get("server", 0))

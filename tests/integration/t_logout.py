@@ -19,7 +19,7 @@ ALIVE = {"ignored_hangup", "escaped", "survived"}
 
 rec = "/tmp/pgt-logout-%d.rec" % os.getpid()
 r = run_tracer(["--json", "--record", rec, "--", sys.executable,
-                os.path.join(here, "logout_cases.py")], timeout=180, to_file=True)
+                os.path.join(here, "logout_cases.py"), "fate"], timeout=180, to_file=True)
 t.ok(r.rc == 0, "the login ran", r.err[-800:])
 login = (r.fact("login") or [{}])[0]
 after = (r.fact("after") or [{}])[0]
@@ -39,19 +39,50 @@ if t.ok(len(reports) == 1, "one logout record for the login", [e["login"] for e 
     x = by_seq.get(lo["login"]["exit_seq"], {})
     t.eq((x.get("event"), (x.get("process") or {}).get("pid")), ("exit", login["pid"]),
          "login.exit_seq names the leader's exit record")
-    # What the kernel and bash did, each named: bash passes the hangup on
-    # to its running jobs (SIGHUP) and sends its stopped ones SIGTERM and
-    # SIGCONT (bash's habit); nohup's SIG_IGN keeps one alive; the others
-    # had left, or were never in the shell's jobs.
-    want = {"plain": "hung_up", "hostile": "hung_up", "nohup": "ignored_hangup",
+    # What the kernel and bash did, each named: the hangup signals bash,
+    # which passes it on to its running jobs (SIGHUP) and sends its stopped
+    # one SIGTERM and SIGCONT (bash's habit); the kernel sends the
+    # foreground group SIGHUP as bash exits; nohup's SIG_IGN keeps one
+    # alive; the others had left, or were never in the shell's jobs.
+    want = {"plain": "hung_up", "hostile": "hung_up", "foreground": "hung_up",
+            "nohup": "ignored_hangup",
             "setsid": "escaped", "subshell": "escaped", "server": "escaped",
             "tmux": "survived", "stopped": "killed"}
+    # The stopped job dies of bash's SIGTERM, or of the kernel's SIGHUP to a
+    # group bash's exit orphans with a stopped member: whichever came first.
+    if fate.get("stopped") == "hung_up":
+        want["stopped"] = "hung_up"
     if not t.eq(fate, {k: v for k, v in want.items() if k in pids}, "each job's fate"):
         t.diag(json.dumps(lo["processes"]))
     t.eq({k: v for k, v in after.get("alive", {}).items()},
          {k: fate.get(k) in ALIVE for k in after.get("alive", {})},
          "the fates agree with /proc after the grace (alive or not)")
     t.eq(sum(lo["counts"].values()), len(lo["processes"]), "counts add up to the processes")
+    # --fate hangup:TTY, asked before: the same end for each process it
+    # lists (the session's, and what is below its leader now), the kernel's
+    # steps and the shell's kept apart.
+    fate_fact = (r.fact("fate") or [{}])[0]
+    pred = {}
+    if t.eq(fate_fact.get("rc"), 0, "--fate hangup:%s answered" % login.get("tty"),
+            ) and fate_fact.get("out"):
+        doc = json.loads(fate_fact["out"])["fate"]
+        pred = {p["pid"]: p for p in doc["processes"]}
+        t.eq((doc["what"], doc["tty"], doc["leader"]), ("hangup", login["tty"], login["pid"]),
+             "--fate: the hangup of the login's tty, its leader the login's shell")
+    dead = {"hung_up", "killed", "exited"}
+    mism = [(label, pred[pid]["outcome"], fate.get(label), pred[pid]["reason"])
+            for label, pid in pids.items() if pid in pred and
+            (pred[pid]["outcome"] == "dies") != (fate.get(label) in dead)]
+    t.ok(pred and not mism and all(pids[k] in pred for k in
+                                   ("plain", "nohup", "stopped", "foreground", "hostile")),
+         "--fate predicted each job's end as it came", mism or sorted(pred))
+    lp = pred.get(login.get("pid"), {})
+    pj = pred.get(pids.get("plain"), {})
+    t.ok(lp.get("outcome") == "dies" and lp.get("kernel", {}).get("outcome") == "survives" and
+         lp.get("shell", {}).get("outcome") == "dies" and lp.get("shell_name") == "bash" and
+         pj.get("by") == "shell" and pj.get("kernel") is None,
+         "--fate: the kernel signals only the leader, which catches it; passing it on and "
+         "dying of it is bash's habit, said apart", (lp, pj))
     bad = []
     for p in lo["processes"]:
         if p["exit"]:

@@ -10,6 +10,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include "procfs.h"
+#include "fate.h"
 #include "model.h"
 
 int procfs__read_exec(pid_t pid, char *exe, size_t exe_size, char *args, size_t size, size_t *len,
@@ -69,6 +70,61 @@ int procfs__read_stat(pid_t pid, struct proc_stat *st)
 	snprintf(path, sizeof(path), "/proc/%d", pid);
 	if (stat(path, &sb) == 0)
 		st->uid = sb.st_uid;
+	return 0;
+}
+
+/* "SigBlk:\t0000000000010000": the mask of line @key in @path, or -1 with none. */
+static int status_mask(const char *path, const char *key, __u64 *mask)
+{
+	size_t klen = strlen(key);
+	char line[256];
+	int found = -1;
+	FILE *f = fopen(path, "re");
+
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, klen) && line[klen] == ':') {
+			*mask = strtoull(line + klen + 1, NULL, 16);
+			found = 0;
+			break;
+		}
+	fclose(f);
+	return found;
+}
+
+int procfs__read_sigs(pid_t pid, struct fate_sigs *s)
+{
+	char path[64], tpath[64 + 256 + 8];
+	struct proc_stat st;
+	struct dirent *de;
+	__u64 blk;
+	DIR *d;
+	int err;
+
+	memset(s, 0, sizeof(*s));
+	err = procfs__read_stat(pid, &st);
+	if (err)
+		return err;
+	s->stopped = st.state == 'T';
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	if (status_mask(path, "SigIgn", &s->ignored) || status_mask(path, "SigCgt", &s->caught))
+		return -ENOENT;
+	/* Blocked for the process: blocked by every one of its threads. */
+	s->blocked = ~0ULL;
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	d = opendir(path);
+	if (!d)
+		return -errno;
+	while ((de = readdir(d)))
+		if (de->d_name[0] != '.') {
+			snprintf(tpath, sizeof(tpath), "%s/%s/status", path, de->d_name);
+			if (!status_mask(tpath, "SigBlk", &blk))
+				s->blocked &= blk;
+		}
+	closedir(d);
+	if (s->blocked == ~0ULL)
+		s->blocked = 0;
 	return 0;
 }
 

@@ -46,6 +46,10 @@ long procfs__tick_ns(void);
 /* The thread group (process) that task @pid belongs to, or -errno. */
 int procfs__tgid(pid_t pid);
 
+struct fate_sigs;
+/* Its signal dispositions, the signals every thread blocks, whether it is stopped (--fate). */
+int procfs__read_sigs(pid_t pid, struct fate_sigs *s);
+
 /* Every process (thread-group leader) now. Returns their number or -errno. */
 int procfs__list(struct proc_stat **out);
 
