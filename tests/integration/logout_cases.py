@@ -7,7 +7,8 @@ controlling tty) starts: a plain background job, a `nohup` job, `setsid
 sleep`, `(sleep &)`, a tmux pane, a job under a hostile name (newline and
 escape sequence in its executable's name and arguments), and a job stopped
 with ^Z. With argv[1] "fate", `pgrptrace --fate hangup:TTY --json` is asked
-what a hangup would do, before it happens. Then the terminal goes away (its
+what a hangup would do, before it happens ("fate-text": in text, and
+printed too, for the README). Then the terminal goes away (its
 master is closed: a hangup), and once the tracer has written the login's
 `logout` record, /proc is read for each process: alive or not.
 
@@ -142,10 +143,15 @@ try:
     pids["server"] = int(words.get("server", 0))
     fact(what="login", pid=bash, tty=tty[len("/dev/"):], pids=pids,
          told={k: int(v) for k, v in words.items() if k in ("plain", "nohup", "hostile", "tmux")})
-    if sys.argv[1:] == ["fate"]:
-        p = subprocess.run([PGRPTRACE, "--fate", "hangup:" + tty[len("/dev/"):], "--json"],
+    if sys.argv[1:] in (["fate"], ["fate-text"]):
+        text = sys.argv[1] == "fate-text"
+        p = subprocess.run([PGRPTRACE, "--fate", "hangup:" + tty[len("/dev/"):]] +
+                           ([] if text else ["--json"]),
                            capture_output=True, text=True, timeout=60 * SCALE)
         fact(what="fate", rc=p.returncode, out=p.stdout, err=p.stderr[-2000:])
+        if text:                        # for the README: as a person reads it
+            sys.stdout.write("$ pgrptrace --fate hangup:%s\n%s" % (tty[len("/dev/"):], p.stdout))
+            sys.stdout.flush()
     os.close(master)                    # the terminal goes away
     master = -1
     os.waitpid(bash, 0)

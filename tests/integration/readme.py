@@ -183,6 +183,36 @@ def run_explain():
         shutil.rmtree(d)
 
 
+LOGOUT_CMD = ("sudo ./pgrptrace --event logout -- "
+              "python3 tests/integration/logout_cases.py fate-text")
+
+
+def pick_logout(out):
+    """The login's logout block: its line, and one line per process."""
+    lines, keep = [], False
+    for ln in out.splitlines():
+        if re.match(r"^\S+ logout +\d+ .* login on ", ln):
+            keep = True
+        elif not ln.startswith("    "):
+            keep = False
+        if keep:
+            lines.append(ln)
+    return lines
+
+
+def pick_fate(out):
+    """--fate's answer: the question, then a line per process."""
+    lines, keep = [], False
+    for ln in out.splitlines():
+        if ln.startswith("$ pgrptrace --fate"):
+            keep = True
+        elif keep and not (ln.startswith("if ") or ln.startswith("  ")):
+            keep = False
+        if keep:
+            lines.append(ln)
+    return lines
+
+
 PTY_CMD = ("PGT_SHOW_TREE=$PWD/pgrptrace sudo -E ./pgrptrace -- "
            "/usr/bin/python3 tests/integration/pty_session.py")
 WHY_CMD = ("sudo ./pgrptrace -- sh -c 'sleep 30 & sleep 0.1; kill -TERM $!; yes | head -1 >/dev/null; "
@@ -212,6 +242,8 @@ EXAMPLES = {
     "check": ("sudo ./pgrptrace --check", None, None, "check"),
     "why": (WHY_CMD, None, pick_killed, "text"),
     "explain": (EXPLAIN_CMD, run_explain, None, "explain"),
+    "logout": (LOGOUT_CMD, None, pick_logout, "logout"),
+    "fate": (LOGOUT_CMD, "logout-run", pick_fate, "fate"),
 }
 
 
@@ -225,6 +257,10 @@ def outputs(names, readme_text):
             runs["pty"] = r
             out = "".join(ln + "\n" for ln in r.stderr.splitlines()
                           if ln.startswith("--- ") or TREE_LINE.match(ln))
+        elif how == "logout-run":              # --fate, asked in the logout run
+            r = runs.get("logout") or shell(LOGOUT_CMD)
+            runs["logout"] = r
+            out = r.stdout
         elif how == "expected-rules":
             out = run_expected("\n".join(block(readme_text, "expected-rules")) + "\n")
         elif callable(how):
@@ -301,6 +337,18 @@ def shape(kind, lines):
         out = {("first", bool(lines and re.match(r"^\S+ \d+, entity [0-9a-f]{16}, uid \d+",
                                                  lines[0])))}
         out |= {("label", ln.split()[0]) for ln in lines[1:] if re.match(r"^  \S", ln)}
+        return out
+    if kind == "logout":
+        out = {("head", bool(lines and re.match(r"^\S+ logout +\d+ .* terminal login on \S+ "
+                                                r"ended after .*: \d+ process", lines[0])))}
+        out |= {("fate", ln.split()[0]) for ln in lines[1:]}
+        return out
+    if kind == "fate":
+        out = {("command", bool(lines and lines[0].startswith("$ pgrptrace --fate hangup:")))}
+        out |= {("question", bool(len(lines) > 1 and lines[1].startswith("if ") and
+                                  " hangs up (session " in lines[1]))}
+        out |= {("line", ln.split()[0], ln.split()[3].rstrip(":")) for ln in lines[2:]
+                if len(ln.split()) > 3}
         return out
     if kind == "check":
         out = set()
