@@ -25,7 +25,7 @@ import subprocess
 import sys
 import time
 
-from harness import PGRPTRACE, tracer_said
+from harness import tracer_said
 
 ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)     # orphans come back to us
 facts = open(os.environ.get("PGT_FACTS", os.devnull), "a")
@@ -34,6 +34,8 @@ SCALE = int(os.environ.get("PGT_TIME_SCALE", "1"))
 N = {label: 7300 * SCALE + i for i, label in
      enumerate(("plain", "nohup", "setsid", "subshell", "tmux", "stopped", "hostile",
                 "foreground"))}
+# The pgrptrace that runs this (its parent), to ask --fate.
+PGRPTRACE = os.environ.get("PGRPTRACE") or os.readlink("/proc/%d/exe" % os.getppid())
 HOSTILE = "/tmp/pgt-lo-%d-a\nb\033[1m\udcffc" % os.getpid()
 
 
@@ -156,7 +158,8 @@ try:
     master = -1
     os.waitpid(bash, 0)
     bash = 0
-    got = tracer_said([b'"event":"logout"', b'"scope":"login"'], 30 * SCALE)
+    # The login's report, in JSON or in text (-o FILE either way).
+    got = tracer_said([b"logout", b"login"], 30 * SCALE)
     fact(what="after", reported=got, alive={k: alive(v) for k, v in pids.items() if v})
 finally:
     if master >= 0:

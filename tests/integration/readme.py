@@ -183,20 +183,22 @@ def run_explain():
         shutil.rmtree(d)
 
 
-LOGOUT_CMD = ("sudo ./pgrptrace --event logout -- "
-              "python3 tests/integration/logout_cases.py fate-text")
+# The script waits for the login's report in the tracer's -o file.
+LOGOUT_CMD = ("rm -f /tmp/logout.txt; sudo ./pgrptrace --event logout -o /tmp/logout.txt -- "
+              "env PGT_TRACER_OUT=/tmp/logout.txt python3 tests/integration/logout_cases.py "
+              "fate-text; cat /tmp/logout.txt")
 
 
 def pick_logout(out):
     """The login's logout block: its line, and one line per process."""
-    lines, keep = [], False
+    lines = []
     for ln in out.splitlines():
-        if re.match(r"^\S+ logout +\d+ .* login on ", ln):
-            keep = True
-        elif not ln.startswith("    "):
-            keep = False
-        if keep:
+        if not lines and re.match(r"^\S+ logout +\d+ .* login on pts/0 ", ln):
             lines.append(ln)
+        elif lines and ln.startswith("    "):
+            lines.append(ln)
+        elif lines:
+            break
     return lines
 
 

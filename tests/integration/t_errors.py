@@ -42,6 +42,14 @@ expect(["--btf", "/nonexistent/btf", "-d", "1"], 1, "cannot read BTF /nonexisten
        "no BTF")
 expect(["-p", "999999999", "-d", "1"], 1, "cannot trace pid 999999999: no such process",
        "no such pid")
+# --fate: what it takes, and a question about nothing there (issue 34).
+expect(["--fate", "reboot"], 2, "bad --fate 'reboot': WHAT is hangup:TTY", "--fate reboot")
+expect(["--fate", "kill:-1:NOPE"], 2, "takes a signal's name", "--fate kill: bad signal")
+expect(["--fate", "logout:1", "-d", "1"], 2, "--fate answers from the machine as it is now",
+       "--fate with -d")
+expect(["--fate", "hangup:pts/4095"], 1, "--fate hangup:pts/4095: no session has that tty",
+       "--fate on a tty no session has")
+expect(["--fate", "kill:-4194303:TERM"], 1, "no such process group", "--fate on no group")
 
 # A program the verifier refuses (the fault is injected only when asked):
 # the message names the program, and -v shows the verifier's log.

@@ -309,19 +309,15 @@ static void shell_hangup(struct predict *pr, struct fate_proc *sh, bool on_exit)
 
 		if (bash ? !on_exit && !stopped : true) {
 			snprintf(from, sizeof(from),
-				 "%s %u passes the hangup on to its job %u (the shell's habit, "
-				 "unless the job was disowned)",
+				 "%s %u passes the hangup on to its job %u (unless disowned)",
 				 c->comm, c->pid, jobs[k]);
 			to_group(pr, jobs[k], SIGHUP, true, from);
 			if (stopped)
 				to_group(pr, jobs[k], SIGCONT, true, from);
 		}
 		if (bash && stopped) {
-			snprintf(
-				from, sizeof(from),
-				"bash %u ends its stopped job %u as it exits (SIGTERM, SIGCONT: the "
-				"shell's habit)",
-				c->pid, jobs[k]);
+			snprintf(from, sizeof(from), "bash %u ends its stopped job %u as it exits",
+				 c->pid, jobs[k]);
 			to_group(pr, jobs[k], SIGTERM, true, from);
 			to_group(pr, jobs[k], SIGCONT, true, from);
 		}
