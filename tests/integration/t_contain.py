@@ -9,6 +9,7 @@ any fork record names is alive afterwards (by pid and start time), and a
 decoy started outside the command is untouched. A fork bomb (nobody's,
 RLIMIT_NPROC 60) left running by its command is ended too."""
 import os
+import shlex
 import sys
 
 from harness import Proc, Tap, check_nothing_left, run_tracer, wait_until
@@ -58,11 +59,14 @@ for f in r.fact("cgroup"):
 decoy.p.kill()
 decoy.finish(10)
 
-# A fork bomb, as nobody with RLIMIT_NPROC at 60 (root is not limited), left
-# running by its command: ended, whatever it forks meanwhile, within the
-# bound this test gives it (60 s; the report says how long it took).
-BOMB = ("setpriv --reuid=65534 --regid=65534 --clear-groups bash -c "
-        "'ulimit -u 60; f() { f | f & }; f' 2>/dev/null & sleep 1; exit 5")
+# A fork bomb, as nobody with RLIMIT_NPROC at 60 (root is not limited), in
+# a private pid namespace whose init outlives the command (it left with
+# setsid -f): ended, whatever it forks meanwhile, the namespace's init too
+# (SIGTERM does not reach an init without a handler; SIGKILL does), within
+# the bound this test gives it (60 s; the report says how long it took).
+INNER = ("setpriv --reuid=65534 --regid=65534 --clear-groups bash -c "
+         "'ulimit -u 60; f() { f | f & }; f' 2>/dev/null & exec sleep 3017")
+BOMB = "setsid -f unshare --pid --fork sh -c %s; sleep 1; exit 5" % shlex.quote(INNER)
 r = run_tracer(["--contain", "--contain-grace", "0.2", "--event", "exec", "--", "sh", "-c", BOMB],
                timeout=60 * int(os.environ.get("PGT_TIME_SCALE", "1")))
 t.eq(r.rc, 5, "fork bomb: contained, and the command's status")
@@ -79,6 +83,18 @@ for d in os.listdir("/proc"):
     if "\nUid:\t65534\t" in st and "\nName:\tbash\n" in st and "\nState:\tZ" not in st:
         left.append(int(d))
 t.eq(left, [], "fork bomb: no bash of nobody's is left")
+init_left = []
+for d in os.listdir("/proc"):
+    try:
+        with open("/proc/%s/cmdline" % d, "rb") as f:
+            if f.read() == b"sleep\x003017\x00":
+                init_left.append(int(d))
+    except OSError:
+        pass
+t.eq(init_left, [], "fork bomb: its pid namespace's init is gone too")
+t.ok(any("processes ended in" in ln for ln in r.err.splitlines()) and
+     any("SIGKILL to" in ln and " sleep" in ln for ln in r.err.splitlines()),
+     "fork bomb: the namespace's init was ended by SIGKILL", r.err[-300:])
 
 # Refused where it cannot work.
 for args, why in ((["--contain"], "no command"),
