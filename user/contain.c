@@ -136,6 +136,17 @@ static int round_of(struct containment *c, pid_t *pids, int sig)
 	return alive;
 }
 
+/* Whether the kernel side lost records of this run (the ring buffer was full). */
+static bool lost_any(const struct tracer *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < PGT_TYPE_MAX; i++)
+		if (s->losses.drops_seen[i])
+			return true;
+	return false;
+}
+
 int contain__run(struct tracer *s, __u64 grace_ns)
 {
 	static const volatile sig_atomic_t no_stop;
@@ -151,6 +162,10 @@ int contain__run(struct tracer *s, __u64 grace_ns)
 	}
 	if (c.tick_ns <= 0)
 		c.tick_ns = 10000000;
+	if (lost_any(s))
+		p_err("contain: records were lost: the trace's descent of the command may be "
+		      "incomplete; what /proc shows below pgrptrace is ended, each checked by its "
+		      "start time");
 	for (;;) {
 		now = clock_ns(CLOCK_MONOTONIC);
 		command__reap(&s->cmd, false, &no_stop);

@@ -343,7 +343,10 @@ def shape(kind, lines):
     if kind == "logout":
         out = {("head", bool(lines and re.match(r"^\S+ logout +\d+ .* terminal login on \S+ "
                                                 r"ended after .*: \d+ process", lines[0])))}
-        out |= {("fate", ln.split()[0]) for ln in lines[1:]}
+        # The stopped job dies of bash's SIGTERM or of the orphaned group's
+        # SIGHUP, whichever comes first: a death either way.
+        out |= {("fate", "died" if ln.split()[0] in ("hung_up", "killed") else ln.split()[0])
+                for ln in lines[1:]}
         return out
     if kind == "fate":
         out = {("command", bool(lines and lines[0].startswith("$ pgrptrace --fate hangup:")))}

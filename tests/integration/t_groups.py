@@ -114,6 +114,11 @@ with tempfile.TemporaryDirectory(prefix="pgt-names-") as d:
     r = run_tracer(["--record", rec, "-o", os.path.join(d, "out"), "--", "sh", "-c",
                     'setsid sh -c "exit 3" & wait; "$0" ctty', workload()[0]])
     text = run([PGRPTRACE, "--replay", rec, "--utc"]).stdout.splitlines()
+    # A logout's block: its record's line, then one indented line per process.
+    block = [ln for ln in text if ln.startswith("    ")]
+    t.ok(all(re.match(r"^    [a-z_]+ +\d+ ", ln) for ln in block),
+         "names: the lines below a logout record are its processes, indented", block[:3])
+    text = [ln for ln in text if not ln.startswith("    ")]
     js = [json.loads(l) for l in run([PGRPTRACE, "--replay", rec, "--json"]).stdout.splitlines()]
 names = [e["event"] for e in js]
 t.ok({"tty_acquire", "tty_release", "foreground", "escape", "signal"} <= set(names),

@@ -114,7 +114,8 @@ try:
             bad.append((r["seq"], r["event"], sorted(set(got.items()) ^ set(want.items()))[:4]))
     t.eq(bad[:3], [], "every field of every record is a PGRPTRACE_* field, with its value")
     prio = {r["seq"]: ("4" if r["event"] == "escape" else "3" if r["event"] == "lost" else
-                       "5" if r["event"] in ("correction", "survivor") else "6") for r in recs}
+                       "5" if r["event"] in ("correction", "survivor", "logout") else "6")
+            for r in recs}
     t.eq({s: es[0].get("PRIORITY") for s, es in by_seq.items()}, prio,
          "PRIORITY: an escape at warning, the others at info")
     t.ok(any(r["event"] == "escape" for r in recs), "an escape was among them (setsid)")

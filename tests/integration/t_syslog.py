@@ -33,7 +33,7 @@ RSYSLOGD = shutil.which("rsyslogd") or "/usr/sbin/rsyslogd"
 PEN = "32473"
 NAMES = [b"new\nline", b"\x1b[2J\x1b[H", b"q\"uo'te", b"back\\slash", b"\xff\xfe\x80bad",
          "caf\u00e9".encode(), b"0123456789abcde", b"brack]et"]
-SEV = {"escape": 4, "lost": 3, "correction": 5, "survivor": 5}
+SEV = {"escape": 4, "lost": 3, "correction": 5, "survivor": 5, "logout": 5}
 FACILITY = {"daemon": 3, "local3": 19}
 
 tmp = tempfile.mkdtemp(prefix="pgt-syslog-")
