@@ -490,7 +490,6 @@ static void json_death(struct jsonw *w, const struct explain *e)
 {
 	const struct record *x = &e->exit;
 	struct exit_info xi;
-	char sig[16];
 
 	jsonw_name(w, "exit");
 	if (!e->exited) {
@@ -502,13 +501,7 @@ static void json_death(struct jsonw *w, const struct explain *e)
 	jsonw_start_object(w);
 	json_time(w, &e->fc, x->ts_ns);
 	jsonw_uint_field(w, "seq", x->seq);
-	if (xi.exited) {
-		jsonw_int_field(w, "code", xi.code);
-		jsonw_null_field(w, "signal");
-	} else {
-		jsonw_null_field(w, "code");
-		jsonw_plain_field(w, "signal", decode__signame(xi.signal, sig, sizeof(sig)));
-	}
+	json__status(w, e->exit_ev.status);
 	jsonw_bool_field(w, "core", xi.core);
 	json__cause(w, &e->fc, x);
 	jsonw_end_object(w);
@@ -577,12 +570,7 @@ int explain__write(const struct explain *e, FILE *f, bool json)
 		write_json(e, &sb);
 	else
 		write_text(e, &sb);
-	if (sb.oom)
-		err = -ENOMEM;
-	else if (sb.len && fwrite(sb.buf, 1, sb.len, f) != sb.len)
-		err = -errno;
-	if (fflush(f) && !err)
-		err = -errno;
+	err = fmt__write_file(&sb, f);
 	sbuf__free(&sb);
 	return err;
 }

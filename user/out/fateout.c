@@ -133,12 +133,7 @@ int fateout__write(const struct fate_report *r, FILE *f, bool json)
 		write_json(r, &sb);
 	else
 		write_text(r, &sb);
-	if (sb.oom)
-		err = -ENOMEM;
-	else if (sb.len && fwrite(sb.buf, 1, sb.len, f) != sb.len)
-		err = -errno;
-	if (fflush(f) && !err)
-		err = -errno;
+	err = fmt__write_file(&sb, f);
 	sbuf__free(&sb);
 	return err;
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* What the formats share: wall-clock times from the records' boot-time stamps. */
+#include <errno.h>
 #include <string.h>
 #include <time.h>
 #include "format.h"
@@ -101,4 +102,17 @@ const char *fmt__entry_type(const struct lineage *entry)
 	if (major >= 136 && major <= 143)
 		return "terminal";
 	return "console";
+}
+
+int fmt__write_file(const struct sbuf *sb, FILE *f)
+{
+	int err = 0;
+
+	if (sb->oom)
+		err = -ENOMEM;
+	else if (sb->len && fwrite(sb->buf, 1, sb->len, f) != sb->len)
+		err = -errno;
+	if (fflush(f) && !err)
+		err = -errno;
+	return err;
 }

@@ -3,6 +3,7 @@
 #ifndef __FORMAT_H
 #define __FORMAT_H
 
+#include <stdio.h>
 #include <time.h>
 #include <linux/types.h>
 #include "decode.h"
@@ -53,6 +54,10 @@ void ecs__record(struct sbuf *sb, const struct fmt_ctx *fc, const struct record 
 void json__cause(struct jsonw *w, const struct fmt_ctx *fc, const struct record *r);
 /* An entry leader's object: the process that started a login, and how it came in. */
 void json__entry(struct jsonw *w, const struct fmt_ctx *fc, const struct proc_view *v);
+/* "code" and "signal" of a raw exit status: one of them null. */
+void json__status(struct jsonw *w, __u32 status);
+/* A document made in @sb, to @f and flushed: 0, or -errno (-ENOMEM if @sb is incomplete). */
+int fmt__write_file(const struct sbuf *sb, FILE *f);
 
 /*
  * Every scalar of the record's JSON in order, null left out, without

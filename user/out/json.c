@@ -743,8 +743,7 @@ static void json_survivor(struct jsonw *w, const struct fmt_ctx *fc, const struc
 	json_end(w, fc);
 }
 
-/* "code" and "signal" of a raw exit status: one of them null. */
-static void json_status(struct jsonw *w, __u32 status)
+void json__status(struct jsonw *w, __u32 status)
 {
 	struct exit_info xi;
 	char sig[16];
@@ -800,7 +799,7 @@ static void json_logout_leader(struct jsonw *w, const struct fmt_ctx *fc, const 
 	jsonw_plain_field(w, "end", when);
 	jsonw_uint_field(w, "duration_ns", lo->end_ns - lo->start_ns);
 	json_seq_or_null(w, "exit_seq", lo->has_exit_seq, lo->exit_seq);
-	json_status(w, lo->leader_status);
+	json__status(w, lo->leader_status);
 	jsonw_end_object(w);
 }
 
@@ -850,7 +849,7 @@ static void json_logout_proc(struct jsonw *w, const struct logout_proc *lp)
 		jsonw_name(w, "exit");
 		jsonw_start_object(w);
 		json_seq_or_null(w, "seq", lp->has_exit_seq, lp->exit_seq);
-		json_status(w, lp->status);
+		json__status(w, lp->status);
 		jsonw_plain_field(w, "mechanism", death__mech_name(lp->mech));
 		if (lp->sender_pid)
 			jsonw_uint_field(w, "sender_pid", lp->sender_pid);
