@@ -76,6 +76,7 @@ enum {
 	OPT_OUTPUT_QUEUE,
 	OPT_EXPLAIN,
 	OPT_FATE,
+	OPT_AT,
 	OPT_CONTAIN,
 	OPT_CONTAIN_GRACE,
 	OPT_LOGOUT_GRACE,
@@ -113,6 +114,10 @@ static const struct argp_option options[] = {
 	  "Also write the raw records to FILE (binary), for --replay", 0 },
 	{ "replay", OPT_REPLAY, "FILE", 0,
 	  "Decode, model and print a --record file instead of tracing (no root)", 0 },
+	{ "at", OPT_AT, "TIME", 0,
+	  "With --replay: the tree as it was at TIME (RFC 3339, a time of day, or +90s from "
+	  "the start); --json: as the tree document",
+	  0 },
 	{ "utc", OPT_UTC, NULL, 0, "Text times in UTC instead of local time", 0 },
 	{ "signals", OPT_SIGNALS, "WHICH", 0,
 	  "Signals to report: group (default: wider than one process, or fatal), all, none", 0 },
@@ -474,6 +479,9 @@ static error_t opt_mode(int key, char *arg, struct argp_state *state)
 				   arg);
 		o->explain = arg;
 		break;
+	case OPT_AT:
+		o->at = arg;
+		break;
 	case OPT_FATE: {
 		const char *why;
 
@@ -526,9 +534,14 @@ static void opts_end(struct opts *o, struct argp_state *state)
 		argp_error(state, "--snapshot, --tree, --verify and --escapes exclude each other");
 	if ((o->snapshot || o->tree) && o->cmd)
 		argp_error(state, "--snapshot and --tree take no command");
-	if (o->replay &&
-	    (o->cmd || o->pid || o->record || o->check || o->tree || o->verify || o->snapshot))
+	if (o->replay && (o->cmd || o->pid || o->record || o->check || (o->tree && !o->at) ||
+			  o->verify || o->snapshot))
 		argp_error(state, "--replay takes only output options");
+	if (o->at && (!o->replay || o->escapes || o->explain || o->journal || o->syslog || o->ecs ||
+		      o->expected_path || o->filter.events))
+		argp_error(state,
+			   "--at draws a recording's tree at a time: it needs --replay, and "
+			   "takes --tree, --json, -o, --utc, --ascii and the process filters");
 	if (o->check && (o->cmd || o->pid || o->snapshot || o->tree || o->verify || o->escapes ||
 			 o->output || filter__active(&o->filter)))
 		argp_error(state, "--check takes only --json, --btf, --ringbuf-size and -v");

@@ -52,6 +52,7 @@ struct opts {
 	const char *explain; /* --explain PID|ENTITY_ID */
 	const char *fate;    /* --fate WHAT, parsed into fate_what */
 	struct fate_what fate_what;
+	const char *at;		/* --at TIME, with --replay */
 	bool contain;		/* --contain: end the command's descent at its end */
 	__u64 contain_grace_ms; /* --contain-grace: SIGTERM, then SIGKILL after this */
 	bool contain_grace_set;

@@ -5,6 +5,7 @@
 #include "decode.h"
 #include "recording.h"
 #include "replay.h"
+#include "when.h"
 #include "msg.h"
 
 /* How often the records' own clock ticks the pipeline, and closes causes. */
@@ -20,7 +21,10 @@ static int flush(const struct replay_cfg *cfg)
 
 int replay__run(const struct replay_cfg *cfg)
 {
-	__u64 last_ts = 0, ticked = 0, t0 = clock_ns(CLOCK_MONOTONIC), dt;
+	__u64 last_ts = 0, ticked = 0, t0 = clock_ns(CLOCK_MONOTONIC), dt, at_ns = 0;
+	const char *why = NULL;
+	bool reached = false;
+	__u64 first_ts = 0;
 	struct rec_reader r;
 	void *buf;
 	__u32 len;
@@ -33,10 +37,23 @@ int replay__run(const struct replay_cfg *cfg)
 	host__set(cfg->host, r.host_name, r.machine_id, r.boot_id);
 	output__set_host(cfg->out, cfg->host);
 	output__set_clock(cfg->out, r.boot_to_real_ns);
-	output__start(cfg->out);
+	if (!cfg->at) /* --at draws a tree, not records */
+		output__start(cfg->out);
 	while ((ret = rec__next(&r, &buf, &len)) > 0) {
 		if (len >= sizeof(struct pgt_hdr))
 			last_ts = ((struct pgt_hdr *)buf)->ts_ns;
+		first_ts = first_ts ?: last_ts;
+		if (cfg->at && !at_ns &&
+		    when__parse(cfg->at, last_ts, r.boot_to_real_ns, cfg->utc, &at_ns, &why)) {
+			p_err("bad --at '%s': %s", cfg->at, why);
+			ret = -1;
+			break;
+		}
+		if (cfg->at && at_ns && last_ts > at_ns) {
+			reached = true;
+			ret = 0;
+			break; /* the model is as it was at TIME */
+		}
 		cfg->on_record(cfg->ctx, buf, len);
 		/*
 		 * Held escapes and logout reports fall due by the records' clock,
@@ -54,6 +71,11 @@ int replay__run(const struct replay_cfg *cfg)
 				break;
 			}
 		}
+	}
+	if (cfg->at && ret == 0 && !reached) {
+		p_err("--at %s: after the recording's last record (%.3f s after its first)",
+		      cfg->at, (double)(last_ts - first_ts) / 1e9);
+		ret = -1;
 	}
 	pipeline__finish(cfg->pl);
 	flush(cfg);

@@ -21,6 +21,8 @@ struct replay_cfg {
 	struct output *out;
 	struct host_id *host; /* filled with the recorded machine's, for the output */
 	bool verbose;	      /* the rate, on stderr */
+	const char *at;	      /* --at TIME: stop before the first record after it */
+	bool utc;	      /* ... a time of day in UTC */
 };
 
 /* Returns 0, or -1 for a file that is unreadable, cut short or damaged (said). */

@@ -427,7 +427,7 @@ static int become_user(struct tracer *s)
 
 int trace__run(const struct opts *o)
 {
-	bool tree_mode = o->snapshot || o->tree || o->verify || o->fate;
+	bool tree_mode = o->snapshot || o->tree || o->verify || o->fate || o->at;
 	/* --tree on a terminal is a full-screen program; its records go to the view only. */
 	bool full_screen = o->tree && !o->json && !o->output && isatty(STDOUT_FILENO);
 	struct output_cfg ocfg = {
@@ -476,9 +476,16 @@ int trace__run(const struct opts *o)
 			.out = s.out,
 			.host = &s.host,
 			.verbose = o->verbose,
+			.at = o->at,
+			.utc = o->utc,
 		};
 
 		ret = replay__run(&rc) ? 1 : 0;
+		/* --at: the model stopped at TIME; its tree, as --snapshot draws it. */
+		if (!ret && o->at && !draw_tree(&s, false) && filter__on_procs(&o->filter)) {
+			p_err("no process matches the filters at %s", o->at);
+			ret = 1;
+		}
 		goto done;
 	}
 	if (start_tracing(&s, &lcfg, t_start))

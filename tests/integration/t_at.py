@@ -1,0 +1,95 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+"""--replay FILE --at TIME (issue 35, item 1): a recording of a workload
+(at_cases.py) that changes its tree step by step and notes /proc's view of
+it at a quiet point after each step; the tree --at each noted time draws
+holds the same processes, with the same parents, groups and sessions. TIME
+as RFC 3339, as a time of day, and as an offset from the start; a time past
+the recording's end, or a bad one, is refused. No BPF but the recording's."""
+import datetime
+import json
+import os
+import sys
+
+from harness import PGRPTRACE, Proc, Tap, check_nothing_left, run_tracer
+
+t = Tap()
+here = os.path.dirname(os.path.abspath(__file__))
+rec = "/tmp/pgt-at-%d.rec" % os.getpid()
+r = run_tracer(["--record", rec, "-o", "/dev/null", "--", sys.executable,
+                os.path.join(here, "at_cases.py")], timeout=120)
+t.ok(r.rc == 0, "the workload ran", r.err[-500:])
+points = r.fact("at")
+t.eq([p["step"] for p in points],
+     ["child", "setsid", "setpgid", "double_fork", "killed", "grandchild"],
+     "a quiet point after each step")
+
+
+def rfc3339(ns):
+    d = datetime.datetime.fromtimestamp(ns // 10**9, datetime.timezone.utc)
+    return d.strftime("%Y-%m-%dT%H:%M:%S") + ".%09dZ" % (ns % 10**9)
+
+
+def at(when, *more):
+    p = Proc([PGRPTRACE, "--replay", rec, "--at", when] + list(more), what="--at " + when)
+    return p.finish(60)
+
+
+def tree_procs(doc):
+    """{pid: [ppid, pgid, sid]} of the processes alive in a tree document."""
+    out = {}
+    for s in doc["sessions"]:
+        for g in s["groups"]:
+            for p in g["processes"]:
+                if not p["zombie"]:
+                    out[p["pid"]] = [p["ppid"], g["pgid"], s["sid"]]
+    return out
+
+
+def below(procs, root):
+    mine, todo = {}, [root]
+    while todo:
+        q = todo.pop()
+        for pid, v in procs.items():
+            if v[0] == q and pid not in mine:
+                mine[pid] = v
+                todo.append(pid)
+    return mine
+
+
+bad = []
+for pt in points:
+    rc, out, err = at(rfc3339(pt["real_ns"]), "--json")
+    if rc != 0:
+        bad.append((pt["step"], rc, err[-200:]))
+        continue
+    doc = tree_procs(json.loads(out))
+    root = [pid for pid, v in doc.items() if v[0] == r.pid]
+    got = below(doc, root[0]) if root else {}
+    want = {int(k): v for k, v in pt["procs"].items()}
+    if got != want:
+        bad.append((pt["step"], {"only --at": {k: v for k, v in got.items() if want.get(k) != v},
+                                 "only /proc": {k: v for k, v in want.items() if got.get(k) != v}}))
+t.eq(bad, [], "--at each quiet point: the processes below the workload, their parents, "
+     "groups and sessions, as /proc had them")
+if points:
+    last = points[-1]["real_ns"]
+    rc, out, err = at(rfc3339(last), "--utc")
+    rc2, out2, err2 = at(datetime.datetime.fromtimestamp(
+        last / 1e9, datetime.timezone.utc).strftime("%H:%M:%S.%f"), "--utc")
+    t.ok(rc == 0 and rc2 == 0 and out == out2 and "session " in out,
+         "--at: a time of day (the recording's day) is the same moment", (rc, rc2, err2[-200:]))
+    rc, out, err = at("+0s", "--json")
+    rc2, out2, err2 = at("+100h")
+    t.ok(rc == 0 and json.loads(out)["sessions"] and rc2 == 1 and
+         "after the recording's last record" in err2,
+         "--at: an offset from the start; past the end, refused", (rc, rc2, err2[-200:]))
+    rc, out, err = at("yesterday")
+    t.ok(rc == 1 and "bad --at 'yesterday'" in err and not out, "--at: a bad TIME, refused",
+         (rc, err))
+rc, out, err = Proc([PGRPTRACE, "--at", "+1s"], what="--at alone").finish(30)
+t.ok(rc == 2 and "needs --replay" in err, "--at without --replay: refused", (rc, err))
+if os.path.exists(rec):
+    os.unlink(rec)
+check_nothing_left(t, "at")
+t.done()
