@@ -77,6 +77,7 @@ enum {
 	OPT_EXPLAIN,
 	OPT_FATE,
 	OPT_AT,
+	OPT_DIFF,
 	OPT_CONTAIN,
 	OPT_CONTAIN_GRACE,
 	OPT_LOGOUT_GRACE,
@@ -117,6 +118,10 @@ static const struct argp_option options[] = {
 	{ "at", OPT_AT, "TIME", 0,
 	  "With --replay: the tree as it was at TIME (RFC 3339, a time of day, or +90s from "
 	  "the start); --json: as the tree document",
+	  0 },
+	{ "diff", OPT_DIFF, "T1 T2", 0,
+	  "With --replay: what changed from T1 to T2 (births, deaths, moves); TIME as --at's; "
+	  "--json: as one object",
 	  0 },
 	{ "utc", OPT_UTC, NULL, 0, "Text times in UTC instead of local time", 0 },
 	{ "signals", OPT_SIGNALS, "WHICH", 0,
@@ -482,6 +487,13 @@ static error_t opt_mode(int key, char *arg, struct argp_state *state)
 	case OPT_AT:
 		o->at = arg;
 		break;
+	case OPT_DIFF:
+		/* Two values: T1 is the option's, T2 the next word. */
+		if (state->next >= state->argc || !strcmp(state->argv[state->next], "--"))
+			argp_error(state, "--diff takes two times: --diff T1 T2");
+		o->diff[0] = arg;
+		o->diff[1] = state->argv[state->next++];
+		break;
 	case OPT_FATE: {
 		const char *why;
 
@@ -537,6 +549,13 @@ static void opts_end(struct opts *o, struct argp_state *state)
 	if (o->replay && (o->cmd || o->pid || o->record || o->check || (o->tree && !o->at) ||
 			  o->verify || o->snapshot))
 		argp_error(state, "--replay takes only output options");
+	if (o->at && o->diff[0])
+		argp_error(state, "--at and --diff exclude each other");
+	if (o->diff[0] && (!o->replay || o->tree || o->escapes || o->explain || o->journal ||
+			   o->syslog || o->ecs || o->expected_path || filter__active(&o->filter)))
+		argp_error(state,
+			   "--diff tells what changed in a recording: it needs --replay, and "
+			   "takes --json, -o and --utc");
 	if (o->at && (!o->replay || o->escapes || o->explain || o->journal || o->syslog || o->ecs ||
 		      o->expected_path || o->filter.events))
 		argp_error(state,

@@ -19,12 +19,31 @@ static int flush(const struct replay_cfg *cfg)
 	return output__flush(cfg->out);
 }
 
+/* Each moment's boot time, once the first record is known: 0, or -1 (said). */
+static int moments_of(const struct replay_cfg *cfg, const struct rec_reader *r, __u64 first_ns,
+		      __u64 *at)
+{
+	const char *why;
+	unsigned int i;
+
+	for (i = 0; i < cfg->nmoments; i++)
+		if (when__parse(cfg->moments[i], first_ns, r->boot_to_real_ns, cfg->utc, &at[i],
+				&why)) {
+			p_err("bad time '%s': %s", cfg->moments[i], why);
+			return -1;
+		}
+	if (cfg->nmoments == 2 && at[1] < at[0]) {
+		p_err("%s is before %s", cfg->moments[1], cfg->moments[0]);
+		return -1;
+	}
+	return 0;
+}
+
 int replay__run(const struct replay_cfg *cfg)
 {
-	__u64 last_ts = 0, ticked = 0, t0 = clock_ns(CLOCK_MONOTONIC), dt, at_ns = 0;
-	const char *why = NULL;
-	bool reached = false;
-	__u64 first_ts = 0;
+	__u64 last_ts = 0, ticked = 0, t0 = clock_ns(CLOCK_MONOTONIC), dt, first_ts = 0;
+	__u64 at[REPLAY_MOMENTS] = {};
+	unsigned int next = 0; /* the next moment to reach */
 	struct rec_reader r;
 	void *buf;
 	__u32 len;
@@ -37,23 +56,27 @@ int replay__run(const struct replay_cfg *cfg)
 	host__set(cfg->host, r.host_name, r.machine_id, r.boot_id);
 	output__set_host(cfg->out, cfg->host);
 	output__set_clock(cfg->out, r.boot_to_real_ns);
-	if (!cfg->at) /* --at draws a tree, not records */
+	if (!cfg->nmoments) /* --at and --diff draw the model, not records */
 		output__start(cfg->out);
 	while ((ret = rec__next(&r, &buf, &len)) > 0) {
 		if (len >= sizeof(struct pgt_hdr))
 			last_ts = ((struct pgt_hdr *)buf)->ts_ns;
-		first_ts = first_ts ?: last_ts;
-		if (cfg->at && !at_ns &&
-		    when__parse(cfg->at, last_ts, r.boot_to_real_ns, cfg->utc, &at_ns, &why)) {
-			p_err("bad --at '%s': %s", cfg->at, why);
+		if (!first_ts && cfg->nmoments && moments_of(cfg, &r, last_ts, at)) {
 			ret = -1;
 			break;
 		}
-		if (cfg->at && at_ns && last_ts > at_ns) {
-			reached = true;
-			ret = 0;
-			break; /* the model is as it was at TIME */
+		first_ts = first_ts ?: last_ts;
+		/* The model as it was at each moment: before the first record after it. */
+		while (next < cfg->nmoments && last_ts > at[next]) {
+			cfg->on_moment(cfg->moment_ctx, next, at[next], r.boot_to_real_ns);
+			next++;
 		}
+		if (cfg->nmoments && next == cfg->nmoments) {
+			ret = 0;
+			break; /* past the last moment */
+		}
+		if (next && cfg->peek)
+			cfg->peek(cfg->moment_ctx, buf, len);
 		cfg->on_record(cfg->ctx, buf, len);
 		/*
 		 * Held escapes and logout reports fall due by the records' clock,
@@ -72,9 +95,9 @@ int replay__run(const struct replay_cfg *cfg)
 			}
 		}
 	}
-	if (cfg->at && ret == 0 && !reached) {
-		p_err("--at %s: after the recording's last record (%.3f s after its first)",
-		      cfg->at, (double)(last_ts - first_ts) / 1e9);
+	if (ret == 0 && next < cfg->nmoments) {
+		p_err("%s: after the recording's last record (%.3f s after its first)",
+		      cfg->moments[next], (double)(last_ts - first_ts) / 1e9);
 		ret = -1;
 	}
 	pipeline__finish(cfg->pl);

@@ -13,6 +13,8 @@
 #include "output.h"
 #include "pipeline.h"
 
+#define REPLAY_MOMENTS 2
+
 struct replay_cfg {
 	const char *path;
 	ring_buffer_sample_fn on_record; /* as the ring buffer would call it */
@@ -21,8 +23,17 @@ struct replay_cfg {
 	struct output *out;
 	struct host_id *host; /* filled with the recorded machine's, for the output */
 	bool verbose;	      /* the rate, on stderr */
-	const char *at;	      /* --at TIME: stop before the first record after it */
-	bool utc;	      /* ... a time of day in UTC */
+	/*
+	 * --at TIME, --diff T1 T2: on_moment() is told as the replay reaches
+	 * each (the model then as it was), in order; after the last, it stops.
+	 * Between the first and the last, peek() sees each record first.
+	 */
+	const char *moments[REPLAY_MOMENTS];
+	unsigned int nmoments;
+	bool utc;	  /* a time of day in UTC */
+	void *moment_ctx; /* for on_moment() and peek() */
+	void (*on_moment)(void *ctx, unsigned int i, __u64 at_ns, __s64 boot_to_real_ns);
+	void (*peek)(void *ctx, const void *data, __u32 len);
 };
 
 /* Returns 0, or -1 for a file that is unreadable, cut short or damaged (said). */

@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include "clock.h"
 #include "contain.h"
+#include "diff.h"
 #include "explain.h"
 #include "fate.h"
 #include "fateout.h"
@@ -366,6 +367,75 @@ static int fate_shot(struct tracer *s)
 	return err ? 1 : 0;
 }
 
+/* --at and --diff: what a moment of a replay holds. */
+struct moments {
+	struct tracer *s;
+	struct diff *diff;
+	__s64 boot_to_real_ns;
+	bool drawn, failed;
+};
+
+static void on_moment(void *ctx, unsigned int i, __u64 at_ns, __s64 boot_to_real_ns)
+{
+	struct moments *mo = ctx;
+
+	mo->boot_to_real_ns = boot_to_real_ns;
+	if (mo->diff) {
+		if (diff__take(mo->diff, mo->s->model, i, at_ns))
+			mo->failed = true;
+		return;
+	}
+	/* --at: the model stopped at TIME; its tree, as --snapshot draws it. */
+	mo->drawn = draw_tree(mo->s, false) > 0;
+}
+
+static void on_peek(void *ctx, const void *data, __u32 len)
+{
+	struct moments *mo = ctx;
+
+	if (mo->diff)
+		diff__peek(mo->diff, data, len);
+}
+
+/* A replay; with --at or --diff, stopped at their moments. The exit status. */
+static int replay_at(struct tracer *s, struct replay_cfg *rc)
+{
+	const struct opts *o = s->opts;
+	struct moments mo = { .s = s };
+	int ret, err;
+
+	if (o->at) {
+		rc->moments[rc->nmoments++] = o->at;
+	} else if (o->diff[0]) {
+		rc->moments[rc->nmoments++] = o->diff[0];
+		rc->moments[rc->nmoments++] = o->diff[1];
+		mo.diff = diff__new();
+		if (!mo.diff)
+			return 1;
+	}
+	rc->moment_ctx = &mo;
+	rc->on_moment = on_moment;
+	rc->peek = on_peek;
+	ret = replay__run(rc) || mo.failed ? 1 : 0;
+	if (!ret && o->at && !mo.drawn && filter__on_procs(&o->filter)) {
+		p_err("no process matches the filters at %s", o->at);
+		ret = 1;
+	}
+	if (!ret && mo.diff) {
+		FILE *f = o->output ? fopen(o->output, "ae") : stdout;
+
+		err = f ? diff__write(mo.diff, f, o->json, o->utc, mo.boot_to_real_ns) : -errno;
+		if (err) {
+			p_err("cannot write %s: %s", o->output ?: "output", strerror(-err));
+			ret = 1;
+		}
+		if (f && f != stdout)
+			fclose(f);
+	}
+	diff__free(mo.diff);
+	return ret;
+}
+
 /* The stream until a stop, the command's end or a closed stdout; the exit status. */
 static int trace_live(struct tracer *s)
 {
@@ -427,7 +497,7 @@ static int become_user(struct tracer *s)
 
 int trace__run(const struct opts *o)
 {
-	bool tree_mode = o->snapshot || o->tree || o->verify || o->fate || o->at;
+	bool tree_mode = o->snapshot || o->tree || o->verify || o->fate || o->at || o->diff[0];
 	/* --tree on a terminal is a full-screen program; its records go to the view only. */
 	bool full_screen = o->tree && !o->json && !o->output && isatty(STDOUT_FILENO);
 	struct output_cfg ocfg = {
@@ -476,16 +546,10 @@ int trace__run(const struct opts *o)
 			.out = s.out,
 			.host = &s.host,
 			.verbose = o->verbose,
-			.at = o->at,
 			.utc = o->utc,
 		};
 
-		ret = replay__run(&rc) ? 1 : 0;
-		/* --at: the model stopped at TIME; its tree, as --snapshot draws it. */
-		if (!ret && o->at && !draw_tree(&s, false) && filter__on_procs(&o->filter)) {
-			p_err("no process matches the filters at %s", o->at);
-			ret = 1;
-		}
+		ret = replay_at(&s, &rc);
 		goto done;
 	}
 	if (start_tracing(&s, &lcfg, t_start))

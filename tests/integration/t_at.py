@@ -72,6 +72,45 @@ for pt in points:
                                  "only /proc": {k: v for k, v in want.items() if got.get(k) != v}}))
 t.eq(bad, [], "--at each quiet point: the processes below the workload, their parents, "
      "groups and sessions, as /proc had them")
+# --diff between consecutive quiet points: the births, deaths and moves
+# /proc showed, of the workload's processes.
+bad = []
+for p1, p2 in zip(points, points[1:]):
+    d = Proc([PGRPTRACE, "--replay", rec, "--diff", rfc3339(p1["real_ns"]),
+              rfc3339(p2["real_ns"]), "--json"], what="--diff %s %s" % (p1["step"], p2["step"]))
+    rc, out, err = d.finish(60)
+    if rc != 0:
+        bad.append((p2["step"], rc, err[-200:]))
+        continue
+    ch = json.loads(out)["diff"]["changes"]
+    a = {int(k): v for k, v in p1["procs"].items()}
+    b = {int(k): v for k, v in p2["procs"].items()}
+    born = {c["pid"] for c in ch if c["change"] == "born" and c["pid"] in b}
+    died = {c["pid"] for c in ch if c["change"] == "died" and c["pid"] in a}
+    moved = {(c["pid"], c["change"], c["from"], c["to"]) for c in ch
+             if c["change"] in ("session", "group", "parent") and c["pid"] in a}
+    want_moved = set()
+    for pid in set(a) & set(b):
+        (pp1, pg1, s1), (pp2, pg2, s2) = a[pid], b[pid]
+        if s1 != s2:
+            want_moved.add((pid, "session", s1, s2))
+        elif pg1 != pg2:
+            want_moved.add((pid, "group", pg1, pg2))
+        if pp1 != pp2:
+            want_moved.add((pid, "parent", pp1, pp2))
+    if (born, died, moved) != (set(b) - set(a), set(a) - set(b), want_moved):
+        bad.append((p2["step"], {"born": sorted(born), "want": sorted(set(b) - set(a)),
+                                 "died": sorted(died), "want died": sorted(set(a) - set(b)),
+                                 "moved": sorted(moved), "want moved": sorted(want_moved)}))
+t.eq(bad, [], "--diff between quiet points: the births, deaths and moves /proc showed")
+if points:
+    rc, out, err = Proc([PGRPTRACE, "--replay", rec, "--diff", rfc3339(points[0]["real_ns"]),
+                         rfc3339(points[-1]["real_ns"])], what="--diff in text").finish(60)
+    lines = out.splitlines()
+    t.ok(rc == 0 and lines and lines[0].startswith("from ") and " changes" in lines[0] and
+         all(ln.startswith("  ") for ln in lines[1:]) and
+         {"born", "died"} <= {ln.split()[0] for ln in lines[1:]},
+         "--diff in text: a line of the span, then one per change", lines[:6])
 if points:
     last = points[-1]["real_ns"]
     rc, out, err = at(rfc3339(last), "--utc")
