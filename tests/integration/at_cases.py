@@ -25,6 +25,8 @@ N = 7400 * SCALE
 def stats():
     out = {}
     for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
         try:
             with open("/proc/%s/stat" % d) as f:
                 rest = f.read().rsplit(")", 1)[1].split()

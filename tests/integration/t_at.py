@@ -124,7 +124,7 @@ if points:
          "after the recording's last record" in err2,
          "--at: an offset from the start; past the end, refused", (rc, rc2, err2[-200:]))
     rc, out, err = at("yesterday")
-    t.ok(rc == 1 and "bad --at 'yesterday'" in err and not out, "--at: a bad TIME, refused",
+    t.ok(rc == 1 and "bad time 'yesterday'" in err and not out, "--at: a bad TIME, refused",
          (rc, err))
 rc, out, err = Proc([PGRPTRACE, "--at", "+1s"], what="--at alone").finish(30)
 t.ok(rc == 2 and "needs --replay" in err, "--at without --replay: refused", (rc, err))
