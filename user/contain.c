@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -33,6 +35,8 @@ struct containment {
 	struct target *done; /* every process signalled */
 	unsigned int ended, killed;
 	long tick_ns;
+	unsigned long long *ticks; /* per process walked: its start, 0 if gone */
+	bool paused;		   /* the testing aid's pause was taken */
 };
 
 int contain__prepare(void)
@@ -120,18 +124,61 @@ static unsigned int model_alive(const struct tracer *s)
 	return n;
 }
 
+/*
+ * Testing aid: PGRPTRACE_TEST_CONTAIN_PAUSE=FILE holds the first round
+ * between its walk and its signals: the processes found go to FILE ("pid
+ * start_ticks" lines), and the round goes on once FILE.go exists (at most
+ * 30 s), orphans reaped meanwhile. A test can end a target and give its pid
+ * to a decoy in between, which the start check must spare.
+ */
+static void test_pause(struct containment *c, const pid_t *pids, int n)
+{
+	const char *path = getenv("PGRPTRACE_TEST_CONTAIN_PAUSE");
+	static const volatile sig_atomic_t no_stop;
+	char go[PATH_MAX], tmp[PATH_MAX];
+	struct model_stat st;
+	__u64 end = clock_ns(CLOCK_MONOTONIC) + 30000000000ULL;
+	FILE *f;
+	int i;
+
+	if (!path || c->paused)
+		return;
+	c->paused = true;
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	f = fopen(tmp, "we");
+	if (!f)
+		return;
+	for (i = 0; i < n; i++)
+		if (!procfs__model_stat(pids[i], &st))
+			fprintf(f, "%d %llu\n", pids[i], st.start_ticks);
+	if (fclose(f) || rename(tmp, path))
+		return;
+	snprintf(go, sizeof(go), "%s.go", path);
+	while (access(go, F_OK) && clock_ns(CLOCK_MONOTONIC) < end) {
+		command__reap(&c->s->cmd, false, &no_stop);
+		usleep(1000);
+	}
+}
+
 /* One round: what is below us now gets @sig. Returns how many were alive. */
 static int round_of(struct containment *c, pid_t *pids, int sig)
 {
+	unsigned long long *ticks = c->ticks;
 	struct model_stat st;
 	int n, i, alive = 0;
 
 	n = descent__walk(getpid(), pids, MAX_TARGETS);
+	/* Each one's start as the walk found it: the identity signalled below. */
+	for (i = 0; i < n; i++)
+		ticks[i] = procfs__model_stat(pids[i], &st) || st.state == 'Z' || st.state == 'X' ?
+				   0 :
+				   st.start_ticks;
+	test_pause(c, pids, n);
 	for (i = 0; i < n; i++) {
-		if (procfs__model_stat(pids[i], &st) || st.state == 'Z' || st.state == 'X')
+		if (!ticks[i])
 			continue;
 		alive++;
-		end_one(c, pids[i], st.start_ticks, sig);
+		end_one(c, pids[i], ticks[i], sig);
 	}
 	return alive;
 }
@@ -156,7 +203,10 @@ int contain__run(struct tracer *s, __u64 grace_ns)
 	int alive, fewest = -1, ret = 0;
 	pid_t *pids = malloc(MAX_TARGETS * sizeof(*pids));
 
-	if (!pids) {
+	c.ticks = malloc(MAX_TARGETS * sizeof(*c.ticks));
+	if (!pids || !c.ticks) {
+		free(pids);
+		free(c.ticks);
 		p_err("--contain: out of memory");
 		return -1;
 	}
@@ -206,5 +256,6 @@ int contain__run(struct tracer *s, __u64 grace_ns)
 		free(t);
 	}
 	free(pids);
+	free(c.ticks);
 	return ret;
 }

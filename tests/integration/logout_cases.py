@@ -36,7 +36,7 @@ N = {label: 7300 * SCALE + i for i, label in
                 "foreground"))}
 # The pgrptrace that runs this (its parent), to ask --fate.
 PGRPTRACE = os.environ.get("PGRPTRACE") or os.readlink("/proc/%d/exe" % os.getppid())
-HOSTILE = "/tmp/pgt-lo-%d-a\nb\033[1m\udcffc" % os.getpid()
+HOSTILE = "/tmp/\udcffpgt-lo-%d-a\nb\033[1mc" % os.getpid()
 
 
 def fact(**kw):
@@ -70,7 +70,7 @@ def wait_for(cond, what, timeout=20.0):
 
 def alive(pid):
     try:
-        with open("/proc/%d/stat" % pid) as f:
+        with open("/proc/%d/stat" % pid, errors="replace") as f:
             return f.read().rsplit(")", 1)[1].split()[0] != "Z"
     except OSError:
         return False
@@ -170,7 +170,7 @@ finally:
         mine = []
         for pid in os.listdir("/proc"):
             try:
-                with open("/proc/%s/stat" % pid) as f:
+                with open("/proc/%s/stat" % pid, errors="replace") as f:
                     ppid = int(f.read().rsplit(")", 1)[1].split()[1])
             except (OSError, ValueError, IndexError):
                 continue

@@ -12,7 +12,7 @@ import os
 import shlex
 import sys
 
-from harness import Proc, Tap, check_nothing_left, run_tracer, wait_until
+from harness import PGRPTRACE, Proc, Tap, check_nothing_left, run_tracer, wait_until
 
 t = Tap()
 here = os.path.dirname(os.path.abspath(__file__))
@@ -26,6 +26,14 @@ def start_ticks(pid):
     except OSError:
         return None
     return None if rest[0] in "ZX" else int(rest[19])
+
+
+def cmdline(pid):
+    try:
+        with open("/proc/%d/cmdline" % pid, "rb") as f:
+            return f.read()
+    except OSError:
+        return None
 
 
 decoy = Proc(["sleep", "300"], what="decoy")
@@ -95,6 +103,52 @@ t.eq(init_left, [], "fork bomb: its pid namespace's init is gone too")
 t.ok(any("processes ended in" in ln for ln in r.err.splitlines()) and
      any("SIGKILL to" in ln and " sleep" in ln for ln in r.err.splitlines()),
      "fork bomb: the namespace's init was ended by SIGKILL", r.err[-300:])
+
+# A decoy that takes a target's pid between the walk and the signal (the
+# walk paused by a testing aid; the pid forced with ns_last_pid): its start
+# differs, and the start check spares it.
+pause = "/tmp/pgt-contain-pause-%d" % os.getpid()
+tr = Proc([PGRPTRACE, "--contain", "--contain-grace", "0.2", "--event", "exec", "--",
+           "sh", "-c", "sleep 3018 & until pgrep -fx 'sleep 3018' >/dev/null; do sleep 0.01; "
+           "done; exit 9"], what="contain, paused",
+          env=dict(os.environ, PGRPTRACE_TEST_CONTAIN_PAUSE=pause))
+decoy = None
+if wait_until(lambda: os.path.exists(pause) or tr.p.poll() is not None, "contain paused") \
+        and os.path.exists(pause):
+    with open(pause) as f:
+        walked = [tuple(map(int, ln.split())) for ln in f]
+    target = [p for p, ticks in walked if cmdline(p) == b"sleep\x003018\x00"]
+    if t.ok(target, "decoy: the walk found the command's sleep", walked):
+        os.kill(target[0], 9)
+        wait_until(lambda: not os.path.exists("/proc/%d" % target[0]), "the target reaped")
+        for _ in range(50):
+            with open("/proc/sys/kernel/ns_last_pid", "w") as f:
+                f.write(str(target[0] - 1))
+            pid = os.fork()
+            if pid == 0:
+                os.execvp("sleep", ["sleep", "3019"])
+            if pid == target[0]:
+                decoy = pid
+                break
+            os.kill(pid, 9)
+            os.waitpid(pid, 0)
+    if decoy:
+        wait_until(lambda: cmdline(decoy) == b"sleep\x003019\x00", "the decoy runs")
+        decoy_ticks = start_ticks(decoy)
+    open(pause + ".go", "w").close()
+rc, out, err = tr.finish(60)
+if decoy:
+    t.eq(rc, 9, "decoy: contained, and the command's status")
+    t.eq(start_ticks(decoy), decoy_ticks,
+         "decoy: the process that reused the target's pid is untouched")
+    t.ok("to %d " % decoy not in err, "decoy: nothing was sent to its pid", err[-300:])
+    os.kill(decoy, 9)
+    os.waitpid(decoy, 0)
+elif os.path.exists(pause):
+    t.skip("decoy: untouched", "its pid went to another process 50 times")
+for f in (pause, pause + ".go"):
+    if os.path.exists(f):
+        os.unlink(f)
 
 # Refused where it cannot work.
 for args, why in ((["--contain"], "no command"),

@@ -355,7 +355,7 @@ elif t.eq(r.rc, 0, "ssh login: sshd ran and the login succeeded") and r.fact("lo
         fates = {p["pid"]: (p["fate"], p["hangup"]) for p in lo["processes"]}
         t.eq(fates.get(f["job"]), ("ignored_hangup", {"sender_pid": f["pid"], "ignored": True}),
              "ssh login: the nohup job ignored the SIGHUP the leader's exit sent its group")
-        esc = [p for p in lo["processes"] if p["args"] == ["sleep", str(60 * SCALE + 3)]
+        esc = [p for p in lo["processes"] if p["args"] == ["sleep", str(63 * SCALE)]
                and p["fate"] == "escaped"]
         t.ok(len(esc) == 1 and esc[0]["escape"]["kind"] in ("setsid", "daemonize"),
              "ssh login: the setsid -f sleep had escaped", lo["processes"])

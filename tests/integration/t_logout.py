@@ -101,8 +101,8 @@ if t.ok(len(reports) == 1, "one logout record for the login", [e["login"] for e 
     t.eq(bad, [], "each exit and escape seq names that process's record")
     hostile = by_pid.get(pids.get("hostile"), {})
     t.ok(hostile.get("args") and "\n" in hostile["args"][0] and "args_hex" in hostile and
-         "executable_hex" in hostile, "a hostile name stays inside its JSON string, with "
-         "its _hex twin", hostile)
+         "executable_hex" in hostile and "comm_hex" in hostile, "a hostile name stays inside "
+         "its JSON string, with its _hex twin", hostile)
     # The recording tells the same story, and in text a block at a glance.
     rj = Proc([PGRPTRACE, "--replay", rec, "--json"], what="replay the login's recording")
     rc, out, err = rj.finish(60)
