@@ -5,7 +5,7 @@
 Step by step, each change waited for in /proc: a child; a child in a new
 session; a child moved to a group of its own; a double fork (the grandchild
 comes back to this subreaper); a child killed and reaped; a child whose
-child execs. After each step, at a quiet point (nothing of ours changes
+child execs; a child's pid reused by another (forced with ns_last_pid). After each step, at a quiet point (nothing of ours changes
 until the next step), the processes below this one as /proc shows them
 (pid, ppid, pgid, sid) and the real time go to $PGT_FACTS."""
 import ctypes
@@ -101,6 +101,28 @@ try:
     wait_for(lambda: any(runs(p, "sleep") and v[0] == kids[-1].pid
                          for p, v in below().items()), "a child's child")
     quiet("grandchild")
+    # A pid reused: a child killed and reaped, its pid given to a new child
+    # (forced with ns_last_pid; another process of the machine may take it
+    # first: tried again, and said if never).
+    kids.append(subprocess.Popen(["sleep", str(N + 5)]))
+    wait_for(lambda: runs(kids[-1].pid, "sleep"), "the child whose pid is reused")
+    quiet("before_reuse")
+    pid = kids[-1].pid
+    kids[-1].kill()
+    kids[-1].wait()
+    for _ in range(50):
+        with open("/proc/sys/kernel/ns_last_pid", "w") as f:
+            f.write(str(pid - 1))
+        c = subprocess.Popen(["sleep", str(N + 6)])
+        if c.pid == pid:
+            kids.append(c)
+            wait_for(lambda: runs(pid, "sleep"), "the child with the reused pid")
+            quiet("reused")
+            break
+        c.kill()
+        c.wait()
+    else:
+        fact(step="no_reuse", procs={}, real_ns=0)
 finally:
     for p in below():
         try:

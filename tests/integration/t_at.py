@@ -19,9 +19,10 @@ rec = "/tmp/pgt-at-%d.rec" % os.getpid()
 r = run_tracer(["--record", rec, "-o", "/dev/null", "--", sys.executable,
                 os.path.join(here, "at_cases.py")], timeout=120)
 t.ok(r.rc == 0, "the workload ran", r.err[-500:])
-points = r.fact("at")
-t.eq([p["step"] for p in points],
-     ["child", "setsid", "setpgid", "double_fork", "killed", "grandchild"],
+points = [p for p in r.fact("at") if p["step"] != "no_reuse"]
+reuse = [p["step"] for p in points][-1:] == ["reused"]
+t.eq([p["step"] for p in points][:7],
+     ["child", "setsid", "setpgid", "double_fork", "killed", "grandchild", "before_reuse"],
      "a quiet point after each step")
 
 
@@ -85,6 +86,11 @@ for p1, p2 in zip(points, points[1:]):
     ch = json.loads(out)["diff"]["changes"]
     a = {int(k): v for k, v in p1["procs"].items()}
     b = {int(k): v for k, v in p2["procs"].items()}
+    # A pid reused between the two is both born and dead (checked below).
+    twice = {c["pid"] for c in ch if c["change"] == "born"} & \
+        {c["pid"] for c in ch if c["change"] == "died"} & set(a) & set(b)
+    a = {k: v for k, v in a.items() if k not in twice}
+    b = {k: v for k, v in b.items() if k not in twice}
     born = {c["pid"] for c in ch if c["change"] == "born" and c["pid"] in b}
     died = {c["pid"] for c in ch if c["change"] == "died" and c["pid"] in a}
     moved = {(c["pid"], c["change"], c["from"], c["to"]) for c in ch
@@ -103,6 +109,21 @@ for p1, p2 in zip(points, points[1:]):
                                  "died": sorted(died), "want died": sorted(set(a) - set(b)),
                                  "moved": sorted(moved), "want moved": sorted(want_moved)}))
 t.eq(bad, [], "--diff between quiet points: the births, deaths and moves /proc showed")
+# The reused pid: two processes, told apart by their entity ids.
+if reuse:
+    p1, p2 = points[-2], points[-1]
+    d = Proc([PGRPTRACE, "--replay", rec, "--diff", rfc3339(p1["real_ns"]),
+              rfc3339(p2["real_ns"]), "--json"], what="--diff across the reuse")
+    rc, out, err = d.finish(60)
+    ch = json.loads(out)["diff"]["changes"] if rc == 0 else []
+    died = {c["pid"]: c["entity_id"] for c in ch if c["change"] == "died"}
+    born = {c["pid"]: c["entity_id"] for c in ch if c["change"] == "born"}
+    same = [p for p in born if p in died]
+    t.ok(len(same) == 1 and born[same[0]] != died[same[0]],
+         "a pid reused: one process died and another was born with it, their entity ids "
+         "apart", (died, born))
+else:
+    t.skip("a pid reused: two entity ids", "the pid went to another process 50 times")
 if points:
     rc, out, err = Proc([PGRPTRACE, "--replay", rec, "--diff", rfc3339(points[0]["real_ns"]),
                          rfc3339(points[-1]["real_ns"])], what="--diff in text").finish(60)
