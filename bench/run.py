@@ -593,8 +593,93 @@ def replay(cfg, tmp):
             n = int(re.search(r"replayed (\d+) records", p.stderr).group(1))
             best = max(best or 0, n / dt)
         rows.append(("json" if fmt else "text", n, best))
-    os.unlink(rec)
-    return rows
+    return rows, rec
+
+
+def grow(src, dst, size):
+    """A recording of @size bytes or more from @src's records, repeated, each
+    round later by the span of the one before (times and sequence numbers
+    shifted), written as a version 2 file: no checkpoints, as before them."""
+    import struct
+    import zlib
+    data = open(src, "rb").read()
+    hdr = bytearray(data[:184])
+    struct.pack_into("<I", hdr, 8, 2)            # version 2
+    struct.pack_into("<I", hdr, 64, 0)           # the header's CRC, over itself with 0
+    struct.pack_into("<I", hdr, 64, zlib.crc32(bytes(hdr)))
+    recs, off = [], 184
+    while True:
+        n, _ = struct.unpack_from("<II", data, off)
+        if n == 0xffffffff:
+            break
+        r = data[off + 8:off + 8 + n]
+        off += 8 + n
+        if struct.unpack_from("<H", r, 16)[0] != 0x7fff:     # not a checkpoint's part
+            recs.append(r)
+    ts = [struct.unpack_from("<Q", r, 0)[0] for r in recs]
+    span = max(ts) - min(ts) + 10**9
+    seqs = max(struct.unpack_from("<Q", r, 8)[0] for r in recs) + 1
+    count, written, k = 0, len(hdr), 0
+    with open(dst, "wb") as f:
+        f.write(hdr)
+        while written < size:
+            for r in recs:
+                b = bytearray(r)
+                t, q = struct.unpack_from("<QQ", b, 0)
+                struct.pack_into("<QQ", b, 0, t + k * span, q + k * seqs)
+                f.write(struct.pack("<II", len(b), zlib.crc32(b)))
+                f.write(b)
+                written += 8 + len(b)
+            count += len(recs)
+            k += 1
+        f.write(struct.pack("<II", 0xffffffff, zlib.crc32(struct.pack("<Q", count))))
+        f.write(struct.pack("<Q", count))
+    return count, k * span / 1e9
+
+
+def seek(cfg, tmp, rec, size=1 << 30, runs=3):
+    """--at on a 1 GiB recording: the same file written again with
+    checkpoints (--replay --record), then --at a moment near its end through
+    them and from the first record, interleaved."""
+    big, ck = os.path.join(tmp, "big.rec"), os.path.join(tmp, "big-ck.rec")
+    count, secs = grow(rec, big, size)
+    t0 = time.monotonic()
+    subprocess.run([cfg.pgrptrace, "--replay", big, "--record", ck, "-o", os.devnull],
+                   check=True, timeout=900)
+    rewrite = time.monotonic() - t0
+    os.unlink(big)
+    when = "+%.3fs" % (secs * 0.9)
+    times = {"checkpoints": [], "start": []}
+    for _ in range(runs):
+        for how in times:
+            env = dict(os.environ)
+            if how == "start":
+                env["PGRPTRACE_TEST_FROM_START"] = "1"
+            t0 = time.monotonic()
+            p = subprocess.run([cfg.pgrptrace, "--replay", ck, "--at", when, "--json", "-v"],
+                               capture_output=True, text=True, timeout=900, env=env)
+            times[how].append(time.monotonic() - t0)
+            if p.returncode or ("starting from checkpoint" in p.stderr) != (how != "start"):
+                raise RuntimeError("--at %s (%s): %s" % (when, how, p.stderr[-300:]))
+    size = os.path.getsize(ck)
+    os.unlink(ck)
+    return size, count, rewrite, times
+
+
+def seek_table(cfg, tmp, rec):
+    size, count, rewrite, times = seek(cfg, tmp, rec)
+    med = {k: statistics.median(v) for k, v in times.items()}
+    return "\n".join([
+        "### `--replay FILE --at TIME` on a recording of %.2f GiB (%s records)" % (
+            size / (1 << 30), "{:,}".format(count)), "",
+        "The replay's stream above, repeated to 1 GiB, then written again with checkpoints "
+        "(`--replay --record`, %.0f s, default `--checkpoint-every 64M`); `--at` a moment "
+        "90%% into it, %d interleaved runs, median (min-max) seconds." % (rewrite, len(times["start"])),
+        "", "| start | seconds | ratio to from the first record |", "|---|---|---|",
+        "| the last checkpoint before TIME | %s | %.3f |" % (
+            fmt_range(times["checkpoints"], "%.2f"), med["checkpoints"] / med["start"]),
+        "| the first record (no checkpoints) | %s | 1 |" % fmt_range(times["start"], "%.2f"),
+        ""])
 
 
 def busy_loops():
@@ -716,6 +801,8 @@ def main():
     ap.add_argument("--skip-extra", action="store_true", help="no memory or replay figures")
     ap.add_argument("--tree-procs", type=int, default=10000,
                     help="live processes for the full-screen tree's figure")
+    ap.add_argument("--seek-only", action="store_true",
+                    help="only the --at figure, printed (not written to --out)")
     ap.add_argument("--tree-only", action="store_true",
                     help="only the full-screen tree's figure, printed (not written to --out)")
     cfg = ap.parse_args()
@@ -725,6 +812,14 @@ def main():
     ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)      # PR_SET_CHILD_SUBREAPER
     if cfg.tree_only:
         print(tree_table(cfg, cfg.tree_procs))
+        return
+    if cfg.seek_only:
+        tmp = tempfile.mkdtemp(prefix="pgt-bench-")
+        try:
+            _, rec = replay(cfg, tmp)
+            print(seek_table(cfg, tmp, rec))
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
         return
     if not os.path.exists("/sys/kernel/tracing/events"):
         subprocess.run(["mount", "-t", "tracefs", "nodev", "/sys/kernel/tracing"])
@@ -799,9 +894,12 @@ def main():
         out.append(tree_table(cfg, cfg.tree_procs))
         lines = ["### Userspace alone: a recorded stream replayed (`--replay`, best of 3)", "",
                  "| output | records | records/s |", "|---|---|---|"]
-        for fmt, n, rate in replay(cfg, tmp):
+        rows, rec = replay(cfg, tmp)
+        for fmt, n, rate in rows:
             lines.append("| %s | %d | %s |" % (fmt, n, "{:,.0f}".format(rate)))
         out.append("\n".join(lines) + "\n")
+        out.append(seek_table(cfg, tmp, rec))
+        os.unlink(rec)
     out.append("Total bench time: %.0f s." % (time.monotonic() - started))
     text = "\n".join(out)
     print(text)

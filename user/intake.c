@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/libbpf.h>
+#include "checkpoint.h"
+#include "clock.h"
 #include "decode.h"
 #include "intake.h"
 #include "msg.h"
@@ -54,7 +56,34 @@ int intake__record(void *ctx, void *data, size_t size)
 		return 0;
 	}
 	pipeline__record(in->pl, &ev);
+	/* The model now holds every record written: a checkpoint may be taken. */
+	if (in->record && in->checkpoint_every && in->record->f &&
+	    in->record->bytes - in->record->ckpt_bytes >= in->checkpoint_every)
+		intake__checkpoint(in);
 	return 0;
+}
+
+int intake__checkpoint(struct intake *in)
+{
+	struct sbuf b = {};
+	int err;
+
+	if (!in->record || !in->record->f || in->record->err)
+		return 0;
+	err = checkpoint__dump(in->pl->model, &b);
+	/* A replay written again is at its records' time, not ours. */
+	err = err   ?:
+		      rec__checkpoint(in->record, b.buf, b.len,
+				      in->offline ? in->record->max_ts : clock_ns(CLOCK_BOOTTIME));
+	sbuf__free(&b);
+	if (err == -ENOMEM) {
+		/* The next one may fit; a replay only starts further back. */
+		in->record->ckpt_bytes = in->record->bytes;
+		return 0;
+	}
+	if (err)
+		p_err("cannot write %s: %s; recording stopped", in->record_path, strerror(-err));
+	return err;
 }
 
 /* libbpf's callback: a record, and -EAGAIN (it stops there) once the budget is spent. */

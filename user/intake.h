@@ -20,6 +20,8 @@ struct intake {
 	struct pipeline *pl;
 	struct rec_writer *record; /* --record, when ->f is set; else NULL */
 	const char *record_path;
+	__u64 checkpoint_every; /* --checkpoint-every: bytes of records between two, 0: none */
+	bool offline;		/* a replay: the records' clock is the time */
 	struct ring_buffer *rb;
 	/* Called when a round of reading has spent its budget: write what is due. */
 	int (*flush)(void *ctx);
@@ -34,6 +36,11 @@ struct intake {
 int intake__open(struct intake *in, int fd);
 /* One record, as the ring buffer (or a replay) hands it over: @ctx is the intake. */
 int intake__record(void *ctx, void *data, size_t size);
+/*
+ * A checkpoint of the model into --record, which must hold every record
+ * written (not while the snapshot queues them). Returns 0 or -errno (said).
+ */
+int intake__checkpoint(struct intake *in);
 /* Wait up to @timeout_ms for records and take them (a budget's worth). Returns 0 or -errno. */
 int intake__poll(struct intake *in, int timeout_ms);
 /* Read what the ring buffer holds, a budget at a time, bounded. Returns 0 or -errno. */

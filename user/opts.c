@@ -12,7 +12,8 @@
 #include "opts.h"
 #include "syslog.h"
 
-#define DEFAULT_RINGBUF (4U << 20)
+#define DEFAULT_RINGBUF		 (4U << 20)
+#define DEFAULT_CHECKPOINT_EVERY (64ULL << 20)
 
 const char *argp_program_version = "pgrptrace 0.1";
 const char *argp_program_bug_address = "the project's issue tracker";
@@ -60,6 +61,7 @@ enum {
 	OPT_ESCAPES,
 	OPT_CHECK,
 	OPT_RECORD,
+	OPT_CHECKPOINT,
 	OPT_ECS,
 	OPT_REPLAY,
 	OPT_COMM,
@@ -113,6 +115,10 @@ static const struct argp_option options[] = {
 	{ "btf", OPT_BTF, "FILE", 0, "Use BTF from FILE instead of the kernel's", 0 },
 	{ "record", OPT_RECORD, "FILE", 0,
 	  "Also write the raw records to FILE (binary), for --replay", 0 },
+	{ "checkpoint-every", OPT_CHECKPOINT, "BYTES", 0,
+	  "With --record: a checkpoint of the model every BYTES of records, for --at and --diff "
+	  "(K, M and G suffixes; default 64M; 0: none)",
+	  0 },
 	{ "replay", OPT_REPLAY, "FILE", 0,
 	  "Decode, model and print a --record file instead of tracing (no root)", 0 },
 	{ "at", OPT_AT, "TIME", 0,
@@ -233,6 +239,25 @@ static size_t parse_queue(struct argp_state *state, const char *what, const char
 	return (size_t)v;
 }
 
+/* --checkpoint-every: 0, or 64K to 16G, with K, M and G suffixes. */
+static __u64 parse_every(struct argp_state *state, const char *arg)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(arg, &end, 10);
+	if (!errno && end != arg && (*end == 'k' || *end == 'K'))
+		v <<= 10, end++;
+	else if (!errno && end != arg && (*end == 'm' || *end == 'M'))
+		v <<= 20, end++;
+	else if (!errno && end != arg && (*end == 'g' || *end == 'G'))
+		v <<= 30, end++;
+	if (errno || end == arg || *end || arg[0] == '-' || (v && (v < 65536 || v > (16ULL << 30))))
+		argp_error(state, "bad --checkpoint-every '%s': want 0, or 64K to 16G", arg);
+	return v;
+}
+
 static __u64 parse_secs(struct argp_state *state, const char *what, const char *arg)
 {
 	double v;
@@ -328,6 +353,10 @@ static error_t opt_output(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_RECORD:
 		o->record = arg;
+		break;
+	case OPT_CHECKPOINT:
+		o->checkpoint_every = parse_every(state, arg);
+		o->has_checkpoint_every = true;
 		break;
 	case OPT_REPLAY:
 		o->replay = arg;
@@ -546,11 +575,16 @@ static void opts_end(struct opts *o, struct argp_state *state)
 		argp_error(state, "--snapshot, --tree, --verify and --escapes exclude each other");
 	if ((o->snapshot || o->tree) && o->cmd)
 		argp_error(state, "--snapshot and --tree take no command");
-	if (o->replay && (o->cmd || o->pid || o->record || o->check || (o->tree && !o->at) ||
-			  o->verify || o->snapshot))
+	if (o->replay && o->record && (o->at || o->diff[0] || o->explain))
+		argp_error(state, "--record with --replay writes the recording again, with "
+				  "checkpoints: not with --at, --diff or --explain");
+	if (o->replay &&
+	    (o->cmd || o->pid || o->check || (o->tree && !o->at) || o->verify || o->snapshot))
 		argp_error(state, "--replay takes only output options");
 	if (o->at && o->diff[0])
 		argp_error(state, "--at and --diff exclude each other");
+	if (o->has_checkpoint_every && !o->record)
+		argp_error(state, "--checkpoint-every needs --record");
 	if (o->diff[0] && (!o->replay || o->tree || o->escapes || o->explain || o->journal ||
 			   o->syslog || o->ecs || o->expected_path || filter__active(&o->filter)))
 		argp_error(state,
@@ -645,6 +679,7 @@ void opts__parse(int argc, char **argv, struct opts *o)
 	memset(o, 0, sizeof(*o));
 	nseen = 0;
 	o->ringbuf_bytes = DEFAULT_RINGBUF;
+	o->checkpoint_every = DEFAULT_CHECKPOINT_EVERY;
 	o->syslog_facility = 3; /* daemon */
 	o->interval_ms = 1000;
 	o->signal_mode = 1;

@@ -14,31 +14,33 @@
 #define PGT_EXIT_OWN_FAILURE 125
 
 struct opts {
-	bool json;		     /* JSON Lines instead of text */
-	bool ecs;		     /* --ecs: JSON Lines as ECS documents */
-	bool utc;		     /* text times in UTC */
-	bool all;		     /* with a command: trace the whole machine */
-	int verbose;		     /* -v count */
-	const char *output;	     /* -o FILE, NULL for stdout */
-	const char *btf_path;	     /* --btf FILE */
-	int pid;		     /* -p PID, 0 if unset */
-	__u64 duration_ms;	     /* -d SECS, 0 if unset */
-	__u32 ringbuf_bytes;	     /* --ringbuf-size */
-	char **cmd;		     /* -- CMD ARGS..., NULL if unset */
-	bool snapshot;		     /* print the tree once and exit */
-	bool tree;		     /* live tree */
-	bool verify;		     /* compare the model with /proc */
-	__u32 signal_mode;	     /* --signals: 0 none, 1 group, 2 all */
-	bool signals_set;	     /* --signals was given */
-	bool escapes;		     /* --escapes: only escapes, and the survivors */
-	bool ascii;		     /* tree glyphs in ASCII */
-	__u64 interval_ms;	     /* live tree refresh */
-	bool interval_set;	     /* -i given */
-	bool kthreads;		     /* --kernel-threads */
-	int color;		     /* --color: 0 auto, 1 always, 2 never */
-	struct filter filter;	     /* --uid, --tty, --session, --comm, --event */
-	bool check;		     /* --check: what this kernel offers, no tracing */
-	const char *record;	     /* --record FILE: the raw records, for --replay */
+	bool json;		/* JSON Lines instead of text */
+	bool ecs;		/* --ecs: JSON Lines as ECS documents */
+	bool utc;		/* text times in UTC */
+	bool all;		/* with a command: trace the whole machine */
+	int verbose;		/* -v count */
+	const char *output;	/* -o FILE, NULL for stdout */
+	const char *btf_path;	/* --btf FILE */
+	int pid;		/* -p PID, 0 if unset */
+	__u64 duration_ms;	/* -d SECS, 0 if unset */
+	__u32 ringbuf_bytes;	/* --ringbuf-size */
+	char **cmd;		/* -- CMD ARGS..., NULL if unset */
+	bool snapshot;		/* print the tree once and exit */
+	bool tree;		/* live tree */
+	bool verify;		/* compare the model with /proc */
+	__u32 signal_mode;	/* --signals: 0 none, 1 group, 2 all */
+	bool signals_set;	/* --signals was given */
+	bool escapes;		/* --escapes: only escapes, and the survivors */
+	bool ascii;		/* tree glyphs in ASCII */
+	__u64 interval_ms;	/* live tree refresh */
+	bool interval_set;	/* -i given */
+	bool kthreads;		/* --kernel-threads */
+	int color;		/* --color: 0 auto, 1 always, 2 never */
+	struct filter filter;	/* --uid, --tty, --session, --comm, --event */
+	bool check;		/* --check: what this kernel offers, no tracing */
+	const char *record;	/* --record FILE: the raw records, for --replay */
+	__u64 checkpoint_every; /* --checkpoint-every: bytes of records between checkpoints */
+	bool has_checkpoint_every;
 	const char *replay;	     /* --replay FILE: process a recording, no BPF */
 	const char *expected_path;   /* --expected FILE */
 	struct expect_list expected; /* its rules, read at parse time */

@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
+#include "checkpoint.h"
 #include "clock.h"
 #include "decode.h"
 #include "recording.h"
@@ -39,6 +43,87 @@ static int moments_of(const struct replay_cfg *cfg, const struct rec_reader *r, 
 	return 0;
 }
 
+/* Whether @buf is a checkpoint's part: passed over, but where a seek starts. */
+static bool is_checkpoint(const void *buf, __u32 len)
+{
+	return len >= sizeof(struct pgt_hdr) &&
+	       ((const struct pgt_hdr *)buf)->type == REC_CHECKPOINT;
+}
+
+/*
+ * The model at checkpoint @i of the index, read on from after it. Returns 0,
+ * or -1 (said) when it is damaged or not of this program: the caller then
+ * starts from the file's start.
+ */
+static int load_checkpoint(const struct replay_cfg *cfg, struct rec_reader *r, int i)
+{
+	void *buf, *blob;
+	__u32 len;
+	long n;
+	int err;
+
+	if (rec__seek(r, i))
+		return -1;
+	if (rec__next(r, &buf, &len) <= 0 || !is_checkpoint(buf, len)) {
+		p_err("%s: checkpoint %d is not where the index says", cfg->path, i + 1);
+		return -1;
+	}
+	n = rec__read_checkpoint(r, buf, len, &blob);
+	if (n < 0)
+		return -1;
+	err = checkpoint__load(cfg->pl->model, blob, (size_t)n);
+	free(blob);
+	if (err) {
+		model__clear(cfg->pl->model);
+		p_err("%s: checkpoint %d cannot be read (%s)", cfg->path, i + 1,
+		      err == -EINVAL ? "damaged, or of another pgrptrace" : strerror(-err));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * --at and --diff: the first record's time (their offsets count from it),
+ * the moments, and the reader put where the replay starts: at the last
+ * checkpoint before the first moment, else at the first record. 0 or -1 (said).
+ */
+static int seek_moments(const struct replay_cfg *cfg, struct rec_reader *r, __u64 *at,
+			__u64 *first_ts)
+{
+	int n, i, best = -1, ret;
+	void *buf;
+	__u32 len;
+
+	while ((ret = rec__next(r, &buf, &len)) > 0 && is_checkpoint(buf, len))
+		;
+	if (ret <= 0) {
+		if (ret == 0)
+			p_err("%s: no records", cfg->path);
+		return -1;
+	}
+	*first_ts = len >= sizeof(struct pgt_hdr) ? ((struct pgt_hdr *)buf)->ts_ns : 0;
+	if (moments_of(cfg, r, *first_ts, at))
+		return -1;
+	n = cfg->from_start ? 0 : rec__read_index(r);
+	if (n < 0)
+		return -1;
+	for (i = 0; i < n; i++)
+		if (r->index[i].max_ts <= at[0])
+			best = i;
+	if (best >= 0 && !load_checkpoint(cfg, r, best)) {
+		if (cfg->verbose)
+			p_err("starting from checkpoint %d of %d, taken %.3f s after the first record "
+			      "(record %llu)",
+			      best + 1, n, (double)((__s64)(r->index[best].ts - *first_ts)) / 1e9,
+			      (unsigned long long)r->index[best].count);
+		return 0;
+	}
+	if (cfg->verbose)
+		p_err("starting from the first record%s",
+		      n ? "" : (r->version < 3 ? " (a recording without checkpoints)" : ""));
+	return rec__seek(r, -1);
+}
+
 int replay__run(const struct replay_cfg *cfg)
 {
 	__u64 last_ts = 0, ticked = 0, t0 = clock_ns(CLOCK_MONOTONIC), dt, first_ts = 0;
@@ -56,15 +141,25 @@ int replay__run(const struct replay_cfg *cfg)
 	host__set(cfg->host, r.host_name, r.machine_id, r.boot_id);
 	output__set_host(cfg->out, cfg->host);
 	output__set_clock(cfg->out, r.boot_to_real_ns);
+	if (cfg->record_path) {
+		ret = rec__create(cfg->record, cfg->record_path, cfg->host, r.boot_to_real_ns);
+		if (ret) {
+			p_err("cannot create %s: %s", cfg->record_path, strerror(-ret));
+			rec__free(&r);
+			return -1;
+		}
+	}
 	if (!cfg->nmoments) /* --at and --diff draw the model, not records */
 		output__start(cfg->out);
+	else if (seek_moments(cfg, &r, at, &first_ts)) {
+		rec__free(&r);
+		return -1;
+	}
 	while ((ret = rec__next(&r, &buf, &len)) > 0) {
+		if (is_checkpoint(buf, len))
+			continue;
 		if (len >= sizeof(struct pgt_hdr))
 			last_ts = ((struct pgt_hdr *)buf)->ts_ns;
-		if (!first_ts && cfg->nmoments && moments_of(cfg, &r, last_ts, at)) {
-			ret = -1;
-			break;
-		}
 		first_ts = first_ts ?: last_ts;
 		/* The model as it was at each moment: before the first record after it. */
 		while (next < cfg->nmoments && last_ts > at[next]) {

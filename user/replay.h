@@ -23,6 +23,13 @@ struct replay_cfg {
 	struct output *out;
 	struct host_id *host; /* filled with the recorded machine's, for the output */
 	bool verbose;	      /* the rate, on stderr */
+	bool from_start;      /* --at, --diff: read from the first record, not a checkpoint */
+	/*
+	 * --record: the records written again to @record_path by the intake,
+	 * with checkpoints, under the recording's host and clock.
+	 */
+	struct rec_writer *record;
+	const char *record_path;
 	/*
 	 * --at TIME, --diff T1 T2: on_moment() is told as the replay reaches
 	 * each (the model then as it was), in order; after the last, it stops.

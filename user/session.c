@@ -235,6 +235,8 @@ int session__open(struct tracer *s, const struct output_cfg *ocfg)
 	s->in.pl = &s->pl;
 	s->in.record = &s->record;
 	s->in.record_path = o->record;
+	s->in.checkpoint_every = o->checkpoint_every;
+	s->in.offline = o->replay != NULL;
 	s->in.flush = flush;
 	s->in.ctx = s;
 	s->pl.skip_type = skip_type();
@@ -286,6 +288,10 @@ int session__close(struct tracer *s, int ret, const volatile sig_atomic_t *stop)
 
 	if (o->record && s->record.f) {
 		bool said = s->record.err;
+
+		/* The model as it ends, for --at near the end (not after a failure: it may lag). */
+		if (!said && ret == 0 && o->checkpoint_every)
+			said = intake__checkpoint(&s->in) != 0;
 
 		werr = rec__close(&s->record);
 		if (werr && !said)

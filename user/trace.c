@@ -305,6 +305,9 @@ static int start_tracing(struct tracer *s, const struct loader_cfg *lcfg, __u64 
 		output__start(s->out);
 	if (take_snapshot(s, false))
 		return -1;
+	/* The machine as the snapshot read it: --at knows every process from here. */
+	if (o->record && o->checkpoint_every && intake__checkpoint(&s->in))
+		return -1;
 	if (o->verbose)
 		p_err("loaded and attached in %llu ms, snapshot in %llu ms",
 		      (unsigned long long)(t_loaded - t_start) / 1000000,
@@ -547,6 +550,10 @@ int trace__run(const struct opts *o)
 			.host = &s.host,
 			.verbose = o->verbose,
 			.utc = o->utc,
+			/* A testing aid: the answer without checkpoints, to compare. */
+			.from_start = getenv("PGRPTRACE_TEST_FROM_START") != NULL,
+			.record = &s.record,
+			.record_path = o->record,
 		};
 
 		ret = replay_at(&s, &rc);

@@ -5,7 +5,7 @@
 Step by step, each change waited for in /proc: a child; a child in a new
 session; a child moved to a group of its own; a double fork (the grandchild
 comes back to this subreaper); a child killed and reaped; a child whose
-child execs; a child's pid reused by another (forced with ns_last_pid). After each step, at a quiet point (nothing of ours changes
+child execs; churn (400 short children); a child's pid reused by another (forced with ns_last_pid). After each step, at a quiet point (nothing of ours changes
 until the next step), the processes below this one as /proc shows them
 (pid, ppid, pgid, sid) and the real time go to $PGT_FACTS."""
 import ctypes
@@ -97,6 +97,11 @@ try:
     kids[0].kill()
     kids[0].wait()
     quiet("killed")
+    # Churn: short-lived children, whose records (some hundred kilobytes)
+    # put the recording's checkpoints between this step's moments.
+    for _ in range(400):
+        subprocess.run(["true"], check=True)
+    quiet("churn")
     kids.append(subprocess.Popen(["sh", "-c", "sleep %d; true" % (N + 4)]))
     wait_for(lambda: any(runs(p, "sleep") and v[0] == kids[-1].pid
                          for p, v in below().items()), "a child's child")

@@ -5,7 +5,13 @@
 it at a quiet point after each step; the tree --at each noted time draws
 holds the same processes, with the same parents, groups and sessions. TIME
 as RFC 3339, as a time of day, and as an offset from the start; a time past
-the recording's end, or a bad one, is refused. No BPF but the recording's."""
+the recording's end, or a bad one, is refused. Each moment is answered
+twice: through the recording's checkpoints (--checkpoint-every 64K: the
+workload writes some megabytes, so that later moments start from a
+checkpoint taken after earlier ones) and from the first record (a testing
+aid); both must equal /proc. A recording made before checkpoints (the
+golden one) still answers --at. No BPF but the recording's."""
+import re
 import datetime
 import json
 import os
@@ -16,13 +22,14 @@ from harness import PGRPTRACE, Proc, Tap, check_nothing_left, run_tracer
 t = Tap()
 here = os.path.dirname(os.path.abspath(__file__))
 rec = "/tmp/pgt-at-%d.rec" % os.getpid()
-r = run_tracer(["--record", rec, "-o", "/dev/null", "--", sys.executable,
+r = run_tracer(["--record", rec, "--checkpoint-every", "64K", "-o", "/dev/null", "--", sys.executable,
                 os.path.join(here, "at_cases.py")], timeout=120)
 t.ok(r.rc == 0, "the workload ran", r.err[-500:])
 points = [p for p in r.fact("at") if p["step"] != "no_reuse"]
 reuse = [p["step"] for p in points][-1:] == ["reused"]
-t.eq([p["step"] for p in points][:7],
-     ["child", "setsid", "setpgid", "double_fork", "killed", "grandchild", "before_reuse"],
+t.eq([p["step"] for p in points][:8],
+     ["child", "setsid", "setpgid", "double_fork", "killed", "churn", "grandchild",
+      "before_reuse"],
      "a quiet point after each step")
 
 
@@ -31,8 +38,9 @@ def rfc3339(ns):
     return d.strftime("%Y-%m-%dT%H:%M:%S") + ".%09dZ" % (ns % 10**9)
 
 
-def at(when, *more):
-    p = Proc([PGRPTRACE, "--replay", rec, "--at", when] + list(more), what="--at " + when)
+def at(when, *more, from_start=False, path=rec):
+    p = Proc([PGRPTRACE, "--replay", path, "--at", when] + list(more), what="--at " + when,
+             env={"PGRPTRACE_TEST_FROM_START": "1"} if from_start else None)
     return p.finish(60)
 
 
@@ -58,21 +66,32 @@ def below(procs, root):
     return mine
 
 
-bad = []
+bad, started = [], []
 for pt in points:
-    rc, out, err = at(rfc3339(pt["real_ns"]), "--json")
-    if rc != 0:
-        bad.append((pt["step"], rc, err[-200:]))
-        continue
-    doc = tree_procs(json.loads(out))
-    root = [pid for pid, v in doc.items() if v[0] == r.pid]
-    got = below(doc, root[0]) if root else {}
-    want = {int(k): v for k, v in pt["procs"].items()}
-    if got != want:
-        bad.append((pt["step"], {"only --at": {k: v for k, v in got.items() if want.get(k) != v},
-                                 "only /proc": {k: v for k, v in want.items() if got.get(k) != v}}))
-t.eq(bad, [], "--at each quiet point: the processes below the workload, their parents, "
-     "groups and sessions, as /proc had them")
+    for from_start in (False, True):
+        rc, out, err = at(rfc3339(pt["real_ns"]), "--json", "-v", from_start=from_start)
+        if rc != 0:
+            bad.append((pt["step"], rc, err[-200:]))
+            continue
+        if not from_start:
+            m = re.search(r"starting from checkpoint (\d+) of (\d+)", err)
+            started.append(int(m.group(1)) if m else 0)
+        elif "starting from the first record" not in err:
+            bad.append((pt["step"], "not from the first record", err[-200:]))
+        doc = tree_procs(json.loads(out))
+        root = [pid for pid, v in doc.items() if v[0] == r.pid]
+        got = below(doc, root[0]) if root else {}
+        want = {int(k): v for k, v in pt["procs"].items()}
+        if got != want:
+            bad.append((pt["step"], "from the start" if from_start else "checkpoints",
+                        {"only --at": {k: v for k, v in got.items() if want.get(k) != v},
+                         "only /proc": {k: v for k, v in want.items() if got.get(k) != v}}))
+t.eq(bad, [], "--at each quiet point, through checkpoints and from the first record: the "
+     "processes below the workload, their parents, groups and sessions, as /proc had them")
+# The first checkpoint is the start's; a later one is taken every 64K of records.
+t.ok(started and min(started) >= 1 and max(started) > 1 and started == sorted(started),
+     "--at starts from the last checkpoint before its moment, a later one for a later moment",
+     started)
 # --diff between consecutive quiet points: the births, deaths and moves
 # /proc showed, of the workload's processes.
 bad = []
@@ -147,6 +166,29 @@ if points:
     rc, out, err = at("yesterday")
     t.ok(rc == 1 and "bad time 'yesterday'" in err and not out, "--at: a bad TIME, refused",
          (rc, err))
+# A recording made before checkpoints (f89e23e's, version 2) still answers.
+golden = os.path.join(here, "..", "golden", "f89e23e.rec")
+rc, out, err = at("+0.5s", "--json", "-v", path=golden)
+t.ok(rc == 0 and json.loads(out)["sessions"] and "a recording without checkpoints" in err,
+     "--at on a recording made before checkpoints: from its first record", (rc, err[-300:]))
+# Written again with checkpoints (--replay --record): the same records, and
+# --at through a checkpoint answers as the old file from its first record.
+again = "/tmp/pgt-at-%d-again.rec" % os.getpid()
+rc, out, err = Proc([PGRPTRACE, "--replay", golden, "--record", again, "--checkpoint-every",
+                     "64K", "-o", "/dev/null"], what="--replay --record").finish(60)
+t.ok(rc == 0, "--replay --record: the golden recording written again", err[-300:])
+if rc == 0:
+    outs = [Proc([PGRPTRACE, "--replay", f, "--json"], what="--replay").finish(60)
+            for f in (golden, again)]
+    t.ok(outs[0][0] == outs[1][0] == 0 and outs[0][1] == outs[1][1] and outs[0][1],
+         "--replay of the copy: the same records as of the original")
+    old_at = at("+0.8s", "--json", path=golden)
+    new_at = at("+0.8s", "--json", "-v", path=again)
+    t.ok(old_at[0] == new_at[0] == 0 and "starting from checkpoint" in new_at[2] and
+         tree_procs(json.loads(old_at[1])) == tree_procs(json.loads(new_at[1])),
+         "--at on the copy, through a checkpoint: the tree the original draws from its start",
+         new_at[2][-300:])
+    os.unlink(again)
 rc, out, err = Proc([PGRPTRACE, "--at", "+1s"], what="--at alone").finish(30)
 t.ok(rc == 2 and "needs --replay" in err, "--at without --replay: refused", (rc, err))
 if os.path.exists(rec):

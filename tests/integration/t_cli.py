@@ -79,7 +79,7 @@ ids = lambda recs: sorted({x["process"]["entity_id"] for x in recs if x.get("pro
 t.eq(ids(map(json.loads, rp.stdout.splitlines())), ids(r.events),
      "--replay: the same entity ids (the recording's boot id)")
 data = open(rec, "rb").read()
-for cut, name in ((len(data) - 16, "at the end marker"), (len(data) // 2, "mid-file")):
+for cut, name in ((len(data) - 16, "in its index's footer"), (len(data) // 2, "mid-file")):
     with open(rec + ".cut", "wb") as f:
         f.write(data[:cut])
     rp = run([PGRPTRACE, "--json", "--replay", rec + ".cut"])

@@ -50,6 +50,15 @@ expect(["--fate", "logout:1", "-d", "1"], 2, "--fate answers from the machine as
 expect(["--fate", "hangup:pts/4095"], 1, "--fate hangup:pts/4095: no session has that tty",
        "--fate on a tty no session has")
 expect(["--fate", "kill:-4194303:TERM"], 1, "no such process group", "--fate on no group")
+# --checkpoint-every: a size, with a recording to write (issue 35).
+expect(["--checkpoint-every", "1k", "--record", "/tmp/pgt-never.rec", "-d", "1"], 2,
+       "bad --checkpoint-every '1k': want 0, or 64K to 16G", "--checkpoint-every 1k")
+expect(["--checkpoint-every", "-1", "--record", "/tmp/pgt-never.rec", "-d", "1"], 2,
+       "bad --checkpoint-every '-1'", "--checkpoint-every -1")
+expect(["--checkpoint-every", "64M", "-d", "1"], 2, "--checkpoint-every needs --record",
+       "--checkpoint-every without --record")
+expect(["--replay", "/nonexistent.rec", "--record", "/tmp/pgt-never.rec", "--at", "+1s"], 2,
+       "--record with --replay writes the recording again", "--replay --record --at")
 
 # A program the verifier refuses (the fault is injected only when asked):
 # the message names the program, and -v shows the verifier's log.

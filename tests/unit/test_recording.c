@@ -45,7 +45,9 @@ static int teardown(void **state)
 	return 0;
 }
 
-/* Three records of 24, 1 and 40 bytes. */
+static const char blob[] = "a checkpoint's bytes";
+
+/* Three records of 24, 1 and 40 bytes, a checkpoint before the third. */
 static void write_three(void)
 {
 	struct rec_writer w;
@@ -56,6 +58,7 @@ static void write_three(void)
 	assert_int_equal(rec__create(&w, path, &host, 123456789), 0);
 	assert_int_equal(rec__write(&w, a, sizeof(a)), 0);
 	assert_int_equal(rec__write(&w, b, sizeof(b)), 0);
+	assert_int_equal(rec__checkpoint(&w, blob, sizeof(blob), 5000), 0);
 	assert_int_equal(rec__write(&w, c, sizeof(c)), 0);
 	assert_int_equal(rec__close(&w), 0);
 }
@@ -120,7 +123,7 @@ static void test_whole_recording_replays(void **state)
 	assert_int_equal(stat(path, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0600);
 	assert_int_equal(replay(&n), 0);
-	assert_int_equal(n, 3);
+	assert_int_equal(n, 4); /* the checkpoint is a record too */
 	assert_int_equal(rec__open(&r, path), 0);
 	assert_string_equal(r.boot_id, boot);
 	assert_string_equal(r.host_name, "recorded-host");
@@ -225,6 +228,72 @@ static void test_version_1_is_read(void **state)
 	rec__free(&r);
 }
 
+/* The index finds the checkpoint; its parts give its bytes; the records go on after it. */
+static void checkpoint_back(const char *want, size_t n, __u64 before)
+{
+	struct rec_reader r;
+	void *data, *got;
+	__u32 len;
+
+	assert_int_equal(rec__open(&r, path), 0);
+	assert_int_equal(rec__read_index(&r), 1);
+	assert_int_equal(r.index[0].count, before);
+	assert_int_equal(rec__seek(&r, 0), 0);
+	assert_int_equal(rec__next(&r, &data, &len), 1);
+	assert_int_equal(((struct pgt_hdr *)data)->type, REC_CHECKPOINT);
+	assert_int_equal(rec__read_checkpoint(&r, data, len, &got), (long)n);
+	assert_memory_equal(got, want, n);
+	free(got);
+	assert_int_equal(rec__next(&r, &data, &len), 1);
+	assert_int_equal(len, 40);
+	assert_int_equal(rec__next(&r, &data, &len), 0);
+	assert_int_equal(rec__seek(&r, -1), 0);
+	assert_int_equal(rec__next(&r, &data, &len), 1);
+	assert_int_equal(len, 24);
+	rec__free(&r);
+}
+
+static void test_checkpoint_found(void **state)
+{
+	(void)state;
+	write_three();
+	checkpoint_back(blob, sizeof(blob), 2);
+}
+
+/* A checkpoint longer than a record: in parts. */
+static void test_checkpoint_in_parts(void **state)
+{
+	size_t n = 2 * REC_MAX_LEN + 12345, i;
+	char *big = malloc(n), c[40] = {};
+	struct rec_writer w;
+
+	(void)state;
+	for (i = 0; i < n; i++)
+		big[i] = (char)(i * 7);
+	assert_int_equal(rec__create(&w, path, &host, 0), 0);
+	assert_int_equal(rec__checkpoint(&w, big, n, 1), 0);
+	assert_int_equal(w.count, 3);
+	assert_int_equal(rec__write(&w, c, sizeof(c)), 0);
+	assert_int_equal(rec__close(&w), 0);
+	assert_int_equal(replay(NULL), 0);
+	/* The first read back from the start is the checkpoint's first part, at record 0. */
+	{
+		struct rec_reader r;
+		void *data, *got;
+		__u32 len;
+
+		assert_int_equal(rec__open(&r, path), 0);
+		assert_int_equal(rec__read_index(&r), 1);
+		assert_int_equal(rec__seek(&r, 0), 0);
+		assert_int_equal(rec__next(&r, &data, &len), 1);
+		assert_int_equal(rec__read_checkpoint(&r, data, len, &got), (long)n);
+		assert_memory_equal(got, big, n);
+		free(got);
+		rec__free(&r);
+	}
+	free(big);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -234,6 +303,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_every_bit_flip_fails, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_data_after_end_fails, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_version_1_is_read, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_checkpoint_found, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_checkpoint_in_parts, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -946,3 +946,63 @@ unsigned int model__count(const struct model *m)
 {
 	return HASH_COUNT(m->procs);
 }
+
+struct msession *model__next_session(const struct model *m, const struct msession *s)
+{
+	struct session_node *n = s ? ((struct session_node *)s)->hh.next : m->sessions;
+
+	return n ? &n->s : NULL;
+}
+
+struct mtty *model__next_tty(const struct model *m, const struct mtty *t)
+{
+	struct tty_node *n = t ? ((struct tty_node *)t)->hh.next : m->ttys;
+
+	return n ? &n->t : NULL;
+}
+
+struct mproc *model__restore(struct model *m, const struct mproc *src)
+{
+	struct proc_node *n = model__find(m, src->ctx.pid) ? NULL : calloc(1, sizeof(*n));
+
+	if (!n) {
+		lineage__put(src->lineage);
+		lineage__put(src->entry);
+		pcgroup__put(src->cg);
+		return NULL;
+	}
+	n->p = *src;
+	n->p.seen = false;
+	HASH_ADD(hh, m->procs, p.ctx.pid, sizeof(n->p.ctx.pid), n);
+	join(m, &n->p);
+	m->generation++;
+	return &n->p;
+}
+
+void model__restore_session(struct model *m, const struct msession *src)
+{
+	struct msession *s = model__session(m, src->sid);
+
+	if (!s)
+		return; /* a session lives while it has members */
+	s->tty_nr = src->tty_nr;
+	s->released_tty = src->released_tty;
+	memcpy(s->tty, src->tty, sizeof(s->tty));
+	s->leader_start_ns = src->leader_start_ns;
+}
+
+void model__restore_tty(struct model *m, const struct mtty *src)
+{
+	struct tty_node *n;
+
+	HASH_FIND(hh, m->ttys, &src->tty_nr, sizeof(src->tty_nr), n);
+	if (!n) {
+		n = calloc(1, sizeof(*n));
+		if (!n)
+			return;
+		n->t.tty_nr = src->tty_nr;
+		HASH_ADD(hh, m->ttys, t.tty_nr, sizeof(n->t.tty_nr), n);
+	}
+	n->t = *src;
+	m->generation++;
+}

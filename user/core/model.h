@@ -191,6 +191,19 @@ bool model__same_start(const struct mproc *p, __u64 start_ns);
 /* The process @c describes (the same pid and start), or NULL. */
 const struct mproc *model__proc_of(const struct model *m, const struct pgt_proc *c);
 
+/*
+ * A checkpoint's way back (user/core/checkpoint.c): the sessions and ttys
+ * in no order, and a process put back as it was. model__restore() takes
+ * over the references in @src (lineage, entry, cg) and joins its session;
+ * NULL when out of memory (the references are then dropped).
+ */
+struct msession *model__next_session(const struct model *m, const struct msession *s);
+struct mtty *model__next_tty(const struct model *m, const struct mtty *t);
+struct mproc *model__restore(struct model *m, const struct mproc *src);
+/* A session's tty fields and a tty, as a checkpoint had them (after the processes). */
+void model__restore_session(struct model *m, const struct msession *src);
+void model__restore_tty(struct model *m, const struct mtty *src);
+
 /* @p now runs in @cg (a reference taken). */
 void model__set_cgroup(struct mproc *p, struct pcgroup *cg);
 
