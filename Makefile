@@ -65,7 +65,8 @@ BPF_CFLAGS	:= -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
 BUILD_PKGS	:= make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config uthash-dev \
 		   libsystemd-dev libncurses-dev
 TEST_PKGS	:= clang-format libclang-rt-14-dev libcmocka-dev libjansson-dev uthash-dev python3 python3-jsonschema perl util-linux procps man-db tmux openssh-server rsyslog \
-		   qemu-system-x86 busybox-static cpio podman runc conmon systemd logrotate bash-completion
+		   qemu-system-x86 busybox-static cpio podman runc conmon systemd logrotate bash-completion \
+		   chromium
 
 ifeq ($(V),1)
 Q :=
@@ -144,6 +145,9 @@ $(OUTPUT)/user/%.o: user/%.c | $(OUTPUT)/user
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+# The --html page's script and style are built into page.o (.incbin).
+$(OUTPUT)/user/out/page.o: user/out/page.html
 
 # The kernel layer's loader, hook table and map access include the skeletons.
 SKEL_USERS	:= $(patsubst %,$(OUTPUT)/user/kernel/%.o,loader hooks maps)

@@ -682,6 +682,59 @@ def seek_table(cfg, tmp, rec):
         ""])
 
 
+def html_table(cfg, tmp, procs=5000, runs=3):
+    """--html for a recording of @procs processes: the page's size, the time
+    to write it, and headless chromium's time to draw it against a blank page."""
+    rec, page = os.path.join(tmp, "page.rec"), os.path.join(tmp, "page.html")
+    blank = os.path.join(tmp, "blank.html")
+    with open(blank, "w") as f:
+        f.write("<!DOCTYPE html><title>blank</title><body data-ready=1></body>")
+    script = ("for i in $(seq %d); do /bin/true arg$i; done; "
+              "for i in $(seq 50); do setsid sleep 0.01 & (sleep 0.01 &); done; wait" % procs)
+    subprocess.run([cfg.pgrptrace, "--record", rec, "-o", os.devnull, "--", "bash", "-c", script],
+                   check=True, timeout=600)
+    writes, loads, draws, blanks = [], [], [], []
+    exe = shutil.which("chromium")
+    for _ in range(runs):
+        t0 = time.monotonic()
+        subprocess.run([cfg.pgrptrace, "--replay", rec, "--html", page], check=True, timeout=300)
+        writes.append(time.monotonic() - t0)
+        if not exe:
+            continue
+        for path, into in ((blank, blanks), (page, loads)):
+            t0 = time.monotonic()
+            p = subprocess.run([exe, "--headless", "--no-sandbox", "--disable-gpu",
+                                "--user-data-dir=" + os.path.join(tmp, "chromium"),
+                                "--dump-dom", "file://" + path],
+                               capture_output=True, text=True, timeout=300)
+            into.append(time.monotonic() - t0)
+            if path == page:
+                m = re.search(r'data-draw-ms="(\d+)"', p.stdout)
+                draws.append(int(m.group(1)) / 1000 if m else float("nan"))
+        if _ < runs - 1:
+            os.unlink(page)
+    size = os.path.getsize(page)
+    lines = ["### `--html` for a recording of %d processes" % procs, "",
+             "`pgrptrace --record -- bash -c '...'` (%d short commands, 50 setsid and 50 double "
+             "forks), then `--replay --html`; headless chromium (`--dump-dom`) against a blank "
+             "page, %d interleaved runs, median (min-max) seconds." % (procs, runs), "",
+             "| figure | value |", "|---|---|",
+             "| page size | %.2f MB |" % (size / 1e6),
+             "| `--replay --html` | %s s |" % fmt_range(writes, "%.2f")]
+    if exe:
+        lines += ["| chromium: blank page | %s s |" % fmt_range(blanks, "%.2f"),
+                  "| chromium: the page | %s s (%.1f x the blank page) |" % (
+                      fmt_range(loads, "%.2f"),
+                      statistics.median(loads) / statistics.median(blanks)),
+                  "| the page's script, parse to drawn (its own clock) | %s s |" %
+                  fmt_range(draws, "%.2f")]
+    else:
+        lines.append("| chromium | not installed: not measured |")
+    os.unlink(page)
+    os.unlink(rec)
+    return "\n".join(lines) + "\n"
+
+
 def busy_loops():
     code = "import os\nos.nice(19)\nwhile True: pass\n"
     return [subprocess.Popen([sys.executable, "-c", code]) for _ in range(os.cpu_count())]
@@ -802,7 +855,7 @@ def main():
     ap.add_argument("--tree-procs", type=int, default=10000,
                     help="live processes for the full-screen tree's figure")
     ap.add_argument("--seek-only", action="store_true",
-                    help="only the --at figure, printed (not written to --out)")
+                    help="only the --at and --html figures, printed (not written to --out)")
     ap.add_argument("--tree-only", action="store_true",
                     help="only the full-screen tree's figure, printed (not written to --out)")
     cfg = ap.parse_args()
@@ -818,6 +871,7 @@ def main():
         try:
             _, rec = replay(cfg, tmp)
             print(seek_table(cfg, tmp, rec))
+            print(html_table(cfg, tmp))
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
         return
@@ -900,6 +954,7 @@ def main():
         out.append("\n".join(lines) + "\n")
         out.append(seek_table(cfg, tmp, rec))
         os.unlink(rec)
+        out.append(html_table(cfg, tmp))
     out.append("Total bench time: %.0f s." % (time.monotonic() - started))
     text = "\n".join(out)
     print(text)

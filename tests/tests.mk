@@ -72,6 +72,12 @@ readme-examples: test-bins
 	$(Q)PGRPTRACE=$(CURDIR)/$(BIN) WORKLOAD=$(CURDIR)/$(WORKLOAD) \
 		python3 tests/integration/readme.py --write
 	$(Q)tests/tui-screens.sh
+	$(Q)PGRPTRACE=$(CURDIR)/$(BIN) python3 tests/integration/page_shot.py
+
+# The README's picture of an --html page (docs/html-page.png), from a real login.
+.PHONY: screenshot
+screenshot: $(BIN)
+	$(Q)PGRPTRACE=$(CURDIR)/$(BIN) python3 tests/integration/page_shot.py
 
 # The sanitized build: every test again, under ASan and UBSan.
 check-san:

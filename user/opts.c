@@ -77,6 +77,8 @@ enum {
 	OPT_KTHREADS,
 	OPT_OUTPUT_QUEUE,
 	OPT_EXPLAIN,
+	OPT_HTML,
+	OPT_LOGIN,
 	OPT_FATE,
 	OPT_AT,
 	OPT_DIFF,
@@ -178,6 +180,12 @@ static const struct argp_option options[] = {
 	  "Tell how one process lived and died: live, when it exits (then end); with --replay, "
 	  "from the recording. --json: as one object",
 	  3 },
+	{ "html", OPT_HTML, "FILE", 0,
+	  "Write the run (or, with --replay, the recording) as one page to FILE: a lane per "
+	  "process, its moves, escapes and signals, the tree at a time cursor",
+	  3 },
+	{ "login", OPT_LOGIN, "PID|ENTITY_ID", 0,
+	  "With --html: only that login's processes (its entry leader's pid or entity id)", 3 },
 	{ "fate", OPT_FATE, "WHAT", 0,
 	  "What hangup:TTY, logout:PID or kill:-PGID:SIGNAL would do to each process it reaches "
 	  "(nothing is sent). --json: as one object",
@@ -513,6 +521,15 @@ static error_t opt_mode(int key, char *arg, struct argp_state *state)
 				   arg);
 		o->explain = arg;
 		break;
+	case OPT_HTML:
+		o->html = arg;
+		break;
+	case OPT_LOGIN:
+		if (!explain__valid(arg))
+			argp_error(state,
+				   "bad --login '%s': want a pid or a 16-hex-digit entity id", arg);
+		o->login = arg;
+		break;
 	case OPT_AT:
 		o->at = arg;
 		break;
@@ -583,6 +600,13 @@ static void opts_end(struct opts *o, struct argp_state *state)
 		argp_error(state, "--replay takes only output options");
 	if (o->at && o->diff[0])
 		argp_error(state, "--at and --diff exclude each other");
+	if (o->login && !o->html)
+		argp_error(state, "--login chooses the login of --html's page: it needs --html");
+	if (o->html && (o->at || o->diff[0] || o->explain || o->fate || o->snapshot || o->tree ||
+			o->verify || o->check || o->escapes))
+		argp_error(state, "--html draws a run or a recording: not with --at, --diff, "
+				  "--explain, --fate, --snapshot, --tree, --verify, --check or "
+				  "--escapes");
 	if (o->has_checkpoint_every && !o->record)
 		argp_error(state, "--checkpoint-every needs --record");
 	if (o->diff[0] && (!o->replay || o->tree || o->escapes || o->explain || o->journal ||

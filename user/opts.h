@@ -52,6 +52,8 @@ struct opts {
 	size_t syslog_queue; /* --syslog-queue, 0 for the default */
 	size_t output_queue; /* --output-queue, 0 for the default */
 	const char *explain; /* --explain PID|ENTITY_ID */
+	const char *html;    /* --html FILE: the page */
+	const char *login;   /* --login: the page's login, a pid or an entity id */
 	const char *fate;    /* --fate WHAT, parsed into fate_what */
 	struct fate_what fate_what;
 	const char *at;		/* --at TIME, with --replay */

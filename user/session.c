@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
+#include <fcntl.h>
 #include <langinfo.h>
+#include <limits.h>
 #include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +14,7 @@
 #include "explain.h"
 #include "filter.h"
 #include "journal.h"
+#include "page.h"
 #include "procfs.h"
 #include "session.h"
 #include "syslog.h"
@@ -197,6 +200,11 @@ int session__open(struct tracer *s, const struct output_cfg *ocfg)
 		if (!s->explain || output__add_sink(s->out, ocfg, &explain_sink, s->explain))
 			return -1;
 	}
+	if (o->html) {
+		s->page = page__new(o->login);
+		if (!s->page || output__add_sink(s->out, ocfg, &page_sink, s->page))
+			return -1;
+	}
 	if (s->full_screen) {
 		struct tui_cfg tc = {
 			.model = s->model,
@@ -241,7 +249,47 @@ int session__open(struct tracer *s, const struct output_cfg *ocfg)
 	s->in.ctx = s;
 	s->pl.skip_type = skip_type();
 	s->pl.expect = &s->opts->expected;
+	if (s->page) {
+		s->pl.observe = page__observe;
+		s->pl.observe_ctx = s->page;
+	}
 	return 0;
+}
+
+/* --html: the page, written whole to a new file beside its name, then put in its place. */
+static int write_page(struct tracer *s)
+{
+	const struct opts *o = s->opts;
+	char tmp[PATH_MAX];
+	FILE *f = NULL;
+	int err, fd;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.XXXXXX", o->html) >= (int)sizeof(tmp)) {
+		err = -ENAMETOOLONG;
+		goto out;
+	}
+	fd = mkostemp(tmp, O_CLOEXEC);
+	f = fd < 0 ? NULL : fdopen(fd, "w");
+	if (!f) {
+		err = -errno;
+		if (fd >= 0)
+			close(fd);
+		goto out;
+	}
+	err = page__write(s->page, f, &s->host, output__clock(s->out), 0);
+	if (fclose(f) && !err)
+		err = -(errno ?: EIO);
+	if (!err && rename(tmp, o->html))
+		err = -errno;
+	if (err)
+		unlink(tmp);
+out:
+	if (err == -ESRCH)
+		p_err("--login %s: no such login in %s", o->login,
+		      o->replay ? "the recording" : "the run");
+	else if (err)
+		p_err("cannot write %s: %s", o->html, strerror(-err));
+	return err;
 }
 
 int session__end_report(struct tracer *s, int ret)
@@ -272,6 +320,8 @@ int session__end_report(struct tracer *s, int ret)
 		if (f && f != stdout)
 			fclose(f);
 	}
+	if (s->page && write_page(s))
+		ret = 1;
 	losses__summary(&s->losses);
 	/* A record left out is a partial result: said, and the exit status says it. */
 	if (s->in.bad_records) {
@@ -311,6 +361,7 @@ int session__close(struct tracer *s, int ret, const volatile sig_atomic_t *stop)
 	free(s->journal);
 	syslog__free(s->syslog);
 	explain__free(s->explain);
+	page__free(s->page);
 	tui__free(s->tui);
 	model__free(s->model);
 	sbuf__free(&s->last_tree);

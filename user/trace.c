@@ -15,6 +15,7 @@
 #include "contain.h"
 #include "diff.h"
 #include "explain.h"
+#include "page.h"
 #include "fate.h"
 #include "fateout.h"
 #include "privs.h"
@@ -305,6 +306,9 @@ static int start_tracing(struct tracer *s, const struct loader_cfg *lcfg, __u64 
 		output__start(s->out);
 	if (take_snapshot(s, false))
 		return -1;
+	/* The page starts with the machine (a command's page with what the command starts). */
+	if (s->page && !s->filtering)
+		page__begin(s->page, s->model, clock_ns(CLOCK_BOOTTIME));
 	/* The machine as the snapshot read it: --at knows every process from here. */
 	if (o->record && o->checkpoint_every && intake__checkpoint(&s->in))
 		return -1;
@@ -511,7 +515,7 @@ int trace__run(const struct opts *o)
 		.offline = o->replay != NULL,
 		/* A service's standard output goes to the journal (and syslog) too: not twice. */
 		.no_stream = ((o->journal || o->syslog) && !o->output) || full_screen ||
-			     o->explain || o->fate,
+			     o->explain || o->fate || (o->html && !o->output),
 		.color = o->color,
 		.queue_bytes = o->output_queue,
 	};
@@ -529,7 +533,7 @@ int trace__run(const struct opts *o)
 		.opts = o,
 		.full_screen = full_screen,
 		.print_events = (!tree_mode && !o->escapes) || (o->verify && o->output) ||
-				full_screen || o->explain,
+				full_screen || o->explain || o->html,
 		.print_escapes = !tree_mode || (o->verify && o->output) || full_screen,
 		.filtering = lcfg.filter,
 		.cmd = { .release_fd = -1 },

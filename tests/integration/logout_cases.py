@@ -122,7 +122,9 @@ try:
     send("setsid sleep %d" % N["setsid"])
     send("(sleep %d &)" % N["subshell"])
     send("tmux -L pgt$$ -f /dev/null new-session -d 'exec sleep %d'" % N["tmux"])
-    send("(exec -a $'x\\ny\\033[2J\\xff' \"$H\" %d) & echo hostile=$!" % N["hostile"])
+    # Its name is markup too, for --html's page (which must show it as text).
+    send("(exec -a $'<script>document.title=1</script>\"><img src=x onerror=document.title=2>"
+         "x\\ny\\033[2J\\xff' \"$H\" %d) & echo hostile=$!" % N["hostile"])
     send("sleep %d" % N["stopped"])
     for label in N:
         if label != "foreground":
@@ -143,7 +145,7 @@ try:
     words = dict(w.split("=", 1) for w in said.decode(errors="replace").replace("\r", " ").split()
                  if "=" in w and w.split("=", 1)[1].isdigit())
     pids["server"] = int(words.get("server", 0))
-    fact(what="login", pid=bash, tty=tty[len("/dev/"):], pids=pids,
+    fact(what="login", pid=bash, tty=tty[len("/dev/"):], pids=pids, real_ns=time.time_ns(),
          told={k: int(v) for k, v in words.items() if k in ("plain", "nohup", "hostile", "tmux")})
     if sys.argv[1:] in (["fate"], ["fate-text"]):
         text = sys.argv[1] == "fate-text"

@@ -183,6 +183,28 @@ def run_explain():
         shutil.rmtree(d)
 
 
+AT_RECORD = ("sudo ./pgrptrace --record day.rec -o /dev/null -- sh -c "
+             "'sleep 2 & setsid sleep 3 & (sleep 4 &); sleep 0.5; kill $!; sleep 0.5'")
+AT_CMDS = ("./pgrptrace --replay day.rec --at +0.3s --comm sleep",
+           "./pgrptrace --replay day.rec --diff +0.3s +0.8s")
+
+
+def run_at():
+    """A recording, the tree at a moment of it, and what changed until another."""
+    d = tempfile.mkdtemp(prefix="pgt-readme-")
+    try:
+        shell(AT_RECORD, cwd=d)
+        out = []
+        for cmd in AT_CMDS:
+            r = shell(cmd, cwd=d)
+            if r.returncode:
+                raise RuntimeError("%s: %s" % (cmd, r.stderr[-300:]))
+            out += ["$ " + cmd] + r.stdout.rstrip("\n").splitlines()
+        return "\n".join(out) + "\n"
+    finally:
+        shutil.rmtree(d)
+
+
 # The script waits for the login's report in the tracer's -o file.
 LOGOUT_CMD = ("rm -f /tmp/logout.txt; sudo ./pgrptrace --event logout -o /tmp/logout.txt -- "
               "env PGT_TRACER_OUT=/tmp/logout.txt python3 tests/integration/logout_cases.py "
@@ -246,6 +268,7 @@ EXAMPLES = {
     "explain": (EXPLAIN_CMD, run_explain, None, "explain"),
     "logout": (LOGOUT_CMD, None, pick_logout, "logout"),
     "fate": (LOGOUT_CMD, "logout-run", pick_fate, "fate"),
+    "at": (AT_RECORD, run_at, None, "at"),
 }
 
 
@@ -354,6 +377,21 @@ def shape(kind, lines):
                                   " hangs up (session " in lines[1]))}
         out |= {("line", ln.split()[0], ln.split()[3].rstrip(":")) for ln in lines[2:]
                 if len(ln.split()) > 3}
+        return out
+    if kind == "at":
+        # Each command, the tree's lines as a tree, then --diff's span and its changes.
+        out = set()
+        for ln in lines:
+            if ln.startswith("$ "):
+                out.add(("command", ln))
+            elif ln.startswith("from ") and " changes" in ln:
+                out.add(("span",))
+            elif re.match(r"^  \S+ ", ln):
+                out.add(("change", ln.split()[0]))
+            elif TREE_LINE.match(ln):
+                out.add(("tree",))
+            else:
+                out.add(("other", ln))
         return out
     if kind == "check":
         out = set()

@@ -50,6 +50,13 @@ expect(["--fate", "logout:1", "-d", "1"], 2, "--fate answers from the machine as
 expect(["--fate", "hangup:pts/4095"], 1, "--fate hangup:pts/4095: no session has that tty",
        "--fate on a tty no session has")
 expect(["--fate", "kill:-4194303:TERM"], 1, "no such process group", "--fate on no group")
+# --html and --login (issue 35): what they take.
+expect(["--login", "4100", "-d", "1"], 2, "--login chooses the login of --html's page",
+       "--login without --html")
+expect(["--login", "abc", "--html", "/tmp/pgt-never.html", "-d", "1"], 2,
+       "bad --login 'abc': want a pid or a 16-hex-digit entity id", "--login abc")
+expect(["--replay", "/nonexistent.rec", "--html", "/tmp/pgt-never.html", "--at", "+1s"], 2,
+       "--html draws a run or a recording: not with --at", "--html with --at")
 # --checkpoint-every: a size, with a recording to write (issue 35).
 expect(["--checkpoint-every", "1k", "--record", "/tmp/pgt-never.rec", "-d", "1"], 2,
        "bad --checkpoint-every '1k': want 0, or 64K to 16G", "--checkpoint-every 1k")

@@ -56,6 +56,8 @@ static void apply(struct pipeline *pl, struct pgt_event *ev)
 	escapes__classify(&pl->escapes, pl->model, ev);
 	if (ev->hdr->type != pl->skip_type)
 		model__apply(pl->model, ev);
+	if (pl->observe)
+		pl->observe(pl->observe_ctx, pl->model, ev);
 	if (pl->ops->event)
 		pl->ops->event(pl->ctx, ev);
 	escapes__report(&pl->escapes, pl->model, ev);

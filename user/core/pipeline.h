@@ -35,6 +35,9 @@ struct pipeline {
 	const struct expect_list *expect; /* --expected, or NULL */
 	const struct pipeline_ops *ops;
 	void *ctx;
+	/* Optional: told of each record once the model has it (--html). */
+	void (*observe)(void *ctx, const struct model *m, const struct pgt_event *ev);
+	void *observe_ctx;
 };
 
 void pipeline__init(struct pipeline *pl, struct model *m, const struct pipeline_ops *ops,

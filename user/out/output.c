@@ -112,6 +112,8 @@ struct channel {
 struct output {
 	struct channel ch[OUT_CHANNELS];
 	unsigned int n;
+	__s64 boot_to_real_ns; /* output__set_clock()'s */
+	bool has_clock;
 	const struct model *model; /* what records' processes run; NULL: unknown */
 	bool views;		   /* a channel writes what the model knows (not text alone) */
 	struct held_line *held;	   /* by key, oldest first */
@@ -310,10 +312,18 @@ int output__add_sink(struct output *o, const struct output_cfg *cfg, const struc
 
 #define FOR_EACH_CHANNEL(o, c) for ((c) = (o)->ch; (c) < (o)->ch + (o)->n; (c)++)
 
+__s64 output__clock(const struct output *o)
+{
+	return o->has_clock ? o->boot_to_real_ns :
+			      (__s64)(clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_BOOTTIME));
+}
+
 void output__set_clock(struct output *o, __s64 boot_to_real_ns)
 {
 	struct channel *c;
 
+	o->boot_to_real_ns = boot_to_real_ns;
+	o->has_clock = true;
 	FOR_EACH_CHANNEL(o, c)
 		c->fc.boot_to_real_ns = c->tfc.boot_to_real_ns = boot_to_real_ns;
 }

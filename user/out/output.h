@@ -41,6 +41,8 @@ int output__add_sink(struct output *o, const struct output_cfg *cfg, const struc
 		     void *ctx);
 /* Times of records from another boot (--replay): its realtime - boottime. */
 void output__set_clock(struct output *o, __s64 boot_to_real_ns);
+/* The clock set, or this machine's now. */
+__s64 output__clock(const struct output *o);
 /* The machine the records come from, on every JSON record (kept, not copied). */
 void output__set_host(struct output *o, const struct host_id *host);
 /* The model that says what records' processes run (and their logins). */
