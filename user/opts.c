@@ -81,6 +81,8 @@ enum {
 	OPT_LOGIN,
 	OPT_FATE,
 	OPT_AT,
+	OPT_FROM,
+	OPT_TO,
 	OPT_DIFF,
 	OPT_CONTAIN,
 	OPT_CONTAIN_GRACE,
@@ -186,6 +188,9 @@ static const struct argp_option options[] = {
 	  3 },
 	{ "login", OPT_LOGIN, "PID|ENTITY_ID", 0,
 	  "With --html: only that login's processes (its entry leader's pid or entity id)", 3 },
+	{ "from", OPT_FROM, "TIME", 0,
+	  "With --replay and --html: the page from TIME (as --at's), the tree then its start", 3 },
+	{ "to", OPT_TO, "TIME", 0, "With --replay and --html: the page up to TIME (as --at's)", 3 },
 	{ "fate", OPT_FATE, "WHAT", 0,
 	  "What hangup:TTY, logout:PID or kill:-PGID:SIGNAL would do to each process it reaches "
 	  "(nothing is sent). --json: as one object",
@@ -530,6 +535,12 @@ static error_t opt_mode(int key, char *arg, struct argp_state *state)
 				   "bad --login '%s': want a pid or a 16-hex-digit entity id", arg);
 		o->login = arg;
 		break;
+	case OPT_FROM:
+		o->from = arg;
+		break;
+	case OPT_TO:
+		o->to = arg;
+		break;
 	case OPT_AT:
 		o->at = arg;
 		break;
@@ -600,6 +611,10 @@ static void opts_end(struct opts *o, struct argp_state *state)
 		argp_error(state, "--replay takes only output options");
 	if (o->at && o->diff[0])
 		argp_error(state, "--at and --diff exclude each other");
+	if ((o->from || o->to) && (!o->html || !o->replay))
+		argp_error(state,
+			   "--from and --to choose the span of a recording's page: they need "
+			   "--replay and --html");
 	if (o->login && !o->html)
 		argp_error(state, "--login chooses the login of --html's page: it needs --html");
 	if (o->html && (o->at || o->diff[0] || o->explain || o->fate || o->snapshot || o->tree ||

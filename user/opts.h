@@ -57,6 +57,7 @@ struct opts {
 	const char *fate;    /* --fate WHAT, parsed into fate_what */
 	struct fate_what fate_what;
 	const char *at;		/* --at TIME, with --replay */
+	const char *from, *to;	/* --from, --to: the span of --html's page of a recording */
 	const char *diff[2];	/* --diff T1 T2, with --replay */
 	bool contain;		/* --contain: end the command's descent at its end */
 	__u64 contain_grace_ms; /* --contain-grace: SIGTERM, then SIGKILL after this */

@@ -149,9 +149,9 @@ int replay__run(const struct replay_cfg *cfg)
 			return -1;
 		}
 	}
-	if (!cfg->nmoments) /* --at and --diff draw the model, not records */
+	if (!cfg->nmoments || cfg->records_too) /* --at and --diff draw the model, not records */
 		output__start(cfg->out);
-	else if (seek_moments(cfg, &r, at, &first_ts)) {
+	if (cfg->nmoments && seek_moments(cfg, &r, at, &first_ts)) {
 		rec__free(&r);
 		return -1;
 	}
@@ -166,7 +166,7 @@ int replay__run(const struct replay_cfg *cfg)
 			cfg->on_moment(cfg->moment_ctx, next, at[next], r.boot_to_real_ns);
 			next++;
 		}
-		if (cfg->nmoments && next == cfg->nmoments) {
+		if (cfg->nmoments && next == cfg->nmoments && !cfg->run_on) {
 			ret = 0;
 			break; /* past the last moment */
 		}

@@ -39,6 +39,8 @@ struct replay_cfg {
 	unsigned int nmoments;
 	bool utc;	  /* a time of day in UTC */
 	void *moment_ctx; /* for on_moment() and peek() */
+	bool run_on;	  /* after the last moment, read on to the end */
+	bool records_too; /* with moments, the records are written as well */
 	void (*on_moment)(void *ctx, unsigned int i, __u64 at_ns, __s64 boot_to_real_ns);
 	void (*peek)(void *ctx, const void *data, __u32 len);
 };

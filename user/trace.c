@@ -374,10 +374,11 @@ static int fate_shot(struct tracer *s)
 	return err ? 1 : 0;
 }
 
-/* --at and --diff: what a moment of a replay holds. */
+/* --at and --diff: what a moment of a replay holds (and --html's --from and --to). */
 struct moments {
 	struct tracer *s;
 	struct diff *diff;
+	int from, to; /* --html: the moments that begin and end the page, -1: none */
 	__s64 boot_to_real_ns;
 	bool drawn, failed;
 };
@@ -387,6 +388,13 @@ static void on_moment(void *ctx, unsigned int i, __u64 at_ns, __s64 boot_to_real
 	struct moments *mo = ctx;
 
 	mo->boot_to_real_ns = boot_to_real_ns;
+	if (mo->s->page) {
+		if ((int)i == mo->from)
+			page__begin(mo->s->page, mo->s->model, at_ns);
+		if ((int)i == mo->to)
+			page__stop(mo->s->page, at_ns);
+		return;
+	}
 	if (mo->diff) {
 		if (diff__take(mo->diff, mo->s->model, i, at_ns))
 			mo->failed = true;
@@ -408,10 +416,21 @@ static void on_peek(void *ctx, const void *data, __u32 len)
 static int replay_at(struct tracer *s, struct replay_cfg *rc)
 {
 	const struct opts *o = s->opts;
-	struct moments mo = { .s = s };
+	struct moments mo = { .s = s, .from = -1, .to = -1 };
 	int ret, err;
 
-	if (o->at) {
+	if (s->page && (o->from || o->to)) {
+		page__span(s->page);
+		/* Without --from, the page starts at the first record. */
+		mo.from = rc->nmoments;
+		rc->moments[rc->nmoments++] = o->from ?: "+0s";
+		if (o->to) {
+			mo.to = rc->nmoments;
+			rc->moments[rc->nmoments++] = o->to;
+		}
+		rc->run_on = !o->to;
+		rc->records_too = true;
+	} else if (o->at) {
 		rc->moments[rc->nmoments++] = o->at;
 	} else if (o->diff[0]) {
 		rc->moments[rc->nmoments++] = o->diff[0];

@@ -50,6 +50,14 @@ def rfc3339(ns):
     return d.strftime("%Y-%m-%dT%H:%M:%S") + ".%09dZ" % (ns % 10**9)
 
 
+def to_ns(rfc):
+    """A record's "time" (RFC 3339, UTC, nanoseconds) in ns since the epoch."""
+    whole, frac = rfc.rstrip("Z").split(".")
+    d = datetime.datetime.strptime(whole, "%Y-%m-%dT%H:%M:%S").replace(
+        tzinfo=datetime.timezone.utc)
+    return int(d.timestamp()) * 10**9 + int(frac.ljust(9, "0"))
+
+
 def chromium(args):
     exe = shutil.which("chromium")
     return Proc([exe, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
@@ -144,6 +152,28 @@ def check(t, rec, login, events):
     t.ok(any("<script>document.title=1</script>" in x and "\\x0a" in x for x in labels),
          "hostile names: the markup, the newline (as \\x0a) shown as text",
          [x for x in labels if "script" in x][:2])
+    # A span (--from): the page starts with the tree at its moment, and has
+    # a lane for each process alive then or born after.
+    span = rec + ".span.html"
+    rc, out, err = Proc([PGRPTRACE, "--replay", rec, "--html", span, "--login",
+                         str(login["pid"]), "--from", rfc3339(login["real_ns"])],
+                        what="--html --from").finish(120)
+    dom2 = Dom()
+    if rc == 0:
+        rc, dump, err = chromium(["--virtual-time-budget=10000", "--dump-dom",
+                                  "file://%s#t=0" % span]).finish(120)
+        dom2.feed(dump)
+    tree0 = {int(a["data-pid"]): [int(a["data-ppid"]), int(a["data-pgid"]),
+                                  int(a["data-sid"])] for a in dom2.cls("tproc")}
+    later = {e["child"]["pid"] for e in events if e.get("event") == "fork" and
+             e["child"]["pid"] in pids and to_ns(e["time"]) > login["real_ns"]}
+    lanes2 = {int(a["data-pid"]) for a in dom2.cls("lane")}
+    t.ok(rc == 0 and tree0 == at and lanes2 == set(at) | later,
+         "--html --from: the page starts with --at's tree then, a lane for each process "
+         "alive then or born after", {"tree": tree0, "lanes": sorted(lanes2),
+                                      "want": sorted(set(at) | later)})
+    if os.path.exists(span):
+        os.unlink(span)
     # Live: the page of a run, written at its end, with what its command started.
     live = rec + ".live.html"
     rc, out, err = Proc([PGRPTRACE, "--html", live, "--", "sh", "-c",

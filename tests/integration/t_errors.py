@@ -55,6 +55,8 @@ expect(["--login", "4100", "-d", "1"], 2, "--login chooses the login of --html's
        "--login without --html")
 expect(["--login", "abc", "--html", "/tmp/pgt-never.html", "-d", "1"], 2,
        "bad --login 'abc': want a pid or a 16-hex-digit entity id", "--login abc")
+expect(["--replay", "/nonexistent.rec", "--from", "+1s"], 2,
+       "--from and --to choose the span of a recording's page", "--from without --html")
 expect(["--replay", "/nonexistent.rec", "--html", "/tmp/pgt-never.html", "--at", "+1s"], 2,
        "--html draws a run or a recording: not with --at", "--html with --at")
 # --checkpoint-every: a size, with a recording to write (issue 35).

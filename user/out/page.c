@@ -105,6 +105,8 @@ struct page {
 	struct mark *marks;
 	unsigned int nmarks, cap_marks;
 	__u64 first_ns, last_ns;
+	bool span, on; /* a span: records count while on */
+	__u64 end_ns;  /* where a span ended, 0: not yet */
 	struct sbuf line;
 	int err;
 };
@@ -363,13 +365,26 @@ static void look(struct page *pg, const struct model *m, __u32 pid, __u64 ts, bo
 		series_put(pg, &pg->ttys, t->tty_nr, ts, t->fg_pgid, "");
 }
 
+void page__span(struct page *pg)
+{
+	pg->span = true;
+}
+
+void page__stop(struct page *pg, __u64 now_ns)
+{
+	pg->on = false;
+	pg->end_ns = now_ns;
+}
+
 void page__begin(struct page *pg, const struct model *m, __u64 now_ns)
 {
 	const struct mproc *p;
 
 	pg->first_ns = now_ns;
+	pg->on = true;
+	/* What was alive then: a zombie had ended before. */
 	model__for_each_proc(m, p)
-		if (!(p->ctx.flags & PGT_F_KTHREAD))
+		if (!(p->ctx.flags & PGT_F_KTHREAD) && !p->zombie)
 			look(pg, m, p->ctx.pid, now_ns, false);
 }
 
@@ -378,6 +393,8 @@ void page__observe(void *ctx, const struct model *m, const struct pgt_event *ev)
 	struct page *pg = ctx;
 	__u64 ts = ev->hdr->ts_ns;
 
+	if (pg->span && !pg->on)
+		return;
 	if (!pg->first_ns)
 		pg->first_ns = ts;
 	if (ts > pg->last_ns)
@@ -478,6 +495,9 @@ static int page_send(void *ctx, const struct sink_msg *msg)
 	struct mark *mk;
 	struct pp *p;
 
+	if (pg->span &&
+	    (!pg->first_ns || r->ts_ns < pg->first_ns || (pg->end_ns && r->ts_ns > pg->end_ns)))
+		return 0;
 	switch (r->kind) {
 	case RECORD_ESCAPE:
 		add_mark(pg, msg, "escape", escape__kind_name(r->esc.kind),
@@ -757,7 +777,7 @@ int page__write(struct page *pg, FILE *f, const struct host_id *host, __s64 boot
 		return -EINVAL;
 	if (!pg->first_ns)
 		pg->first_ns = end_ns;
-	err = put_data(pg, &b, &fc, end_ns ?: pg->last_ns);
+	err = put_data(pg, &b, &fc, end_ns ?: pg->end_ns ?: pg->last_ns);
 	if (!err) {
 		fwrite(page_html, 1, (size_t)(mark - page_html), f);
 		put_safe(f, b.buf, b.len);

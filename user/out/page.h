@@ -28,8 +28,15 @@ struct page;
 /* @login: only that login's processes (a pid or an entity id), or NULL. NULL when out of memory. */
 struct page *page__new(const char *login);
 void page__free(struct page *pg);
+/*
+ * A span of a recording (--from, --to): records count only from
+ * page__begin() to page__stop().
+ */
+void page__span(struct page *pg);
 /* The processes @m holds at @now_ns: where the page starts. */
 void page__begin(struct page *pg, const struct model *m, __u64 now_ns);
+/* The page ends at @now_ns. */
+void page__stop(struct page *pg, __u64 now_ns);
 /* After @ev changed @m (a pipeline observer: @ctx is the page). */
 void page__observe(void *ctx, const struct model *m, const struct pgt_event *ev);
 /*
