@@ -61,6 +61,7 @@ enum {
 	OPT_ESCAPES,
 	OPT_CHECK,
 	OPT_RECORD,
+	OPT_ECS_VERSION,
 	OPT_CHECKPOINT,
 	OPT_ECS,
 	OPT_REPLAY,
@@ -93,6 +94,8 @@ static const struct argp_option options[] = {
 	{ "json", 'j', NULL, 0, "JSON Lines output (schema 3, docs/events.md)", 0 },
 	{ "ecs", OPT_ECS, NULL, 0,
 	  "JSON Lines as Elastic Common Schema documents, the record under \"pgrptrace\"", 0 },
+	{ "ecs-version", OPT_ECS_VERSION, "VERSION", 0,
+	  "With --ecs: the ECS release the documents follow, 9.4 (the default) or 8.11", 0 },
 	{ "output", 'o', "FILE", 0, "Append output to FILE (created 0600; a FIFO too)", 0 },
 	{ "output-queue", OPT_OUTPUT_QUEUE, "BYTES", 0,
 	  "What standard output or -o holds while it is not taking records (K and M "
@@ -364,6 +367,13 @@ static error_t opt_output(int key, char *arg, struct argp_state *state)
 	case OPT_ECS:
 		o->ecs = true;
 		break;
+	case OPT_ECS_VERSION:
+		if (!strcmp(arg, "8.11") || !strcmp(arg, "8.11.0"))
+			o->ecs8 = true;
+		else if (strcmp(arg, "9") && strcmp(arg, "9.4") && strcmp(arg, "9.4.0"))
+			argp_error(state, "bad --ecs-version '%s': want 9.4 or 8.11", arg);
+		o->ecs_version_set = true;
+		break;
 	case OPT_RECORD:
 		o->record = arg;
 		break;
@@ -615,6 +625,9 @@ static void opts_end(struct opts *o, struct argp_state *state)
 		argp_error(state,
 			   "--from and --to choose the span of a recording's page: they need "
 			   "--replay and --html");
+	if (o->ecs_version_set && !o->ecs)
+		argp_error(state, "--ecs-version chooses the ECS of --ecs's documents: it needs "
+				  "--ecs");
 	if (o->login && !o->html)
 		argp_error(state, "--login chooses the login of --html's page: it needs --html");
 	if (o->html && (o->at || o->diff[0] || o->explain || o->fate || o->snapshot || o->tree ||

@@ -14,8 +14,10 @@
 #define PGT_EXIT_OWN_FAILURE 125
 
 struct opts {
-	bool json;		/* JSON Lines instead of text */
-	bool ecs;		/* --ecs: JSON Lines as ECS documents */
+	bool json; /* JSON Lines instead of text */
+	bool ecs;  /* --ecs: JSON Lines as ECS documents */
+	bool ecs8; /* --ecs-version 8.11: ECS 8.11's documents */
+	bool ecs_version_set;
 	bool utc;		/* text times in UTC */
 	bool all;		/* with a command: trace the whole machine */
 	int verbose;		/* -v count */

@@ -529,6 +529,7 @@ int trace__run(const struct opts *o)
 	struct output_cfg ocfg = {
 		.json = o->json,
 		.ecs = o->ecs,
+		.ecs8 = o->ecs8,
 		.utc = o->utc,
 		.path = o->output,
 		.offline = o->replay != NULL,

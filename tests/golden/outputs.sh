@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # outputs.sh PGRPTRACE RECORDING DIR: the recording replayed by PGRPTRACE
-# into every output, as DIR/text, json, ecs, syslog (each message, hex) and
+# into every output, as DIR/text, json, ecs (and ecs8: ECS 8.11's), syslog (each message, hex) and
 # journal (each entry's fields, hex): what t_golden.py compares. Root (the
 # journal's socket is faked in a mount namespace of its own).
 set -eu
@@ -11,11 +11,15 @@ dir=$3
 here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
-rm -f "$dir/text" "$dir/json" "$dir/ecs" "$dir/syslog" "$dir/journal"
+rm -f "$dir/text" "$dir/json" "$dir/ecs" "$dir/ecs8" "$dir/syslog" "$dir/journal"
 
 "$bin" --replay "$rec" --utc -o "$dir/text"
 "$bin" --replay "$rec" --json -o "$dir/json"
 "$bin" --replay "$rec" --ecs -o "$dir/ecs"
+# ECS 8.11's documents, where this pgrptrace writes ECS 9.4's by default.
+if "$bin" --help | grep -q -- --ecs-version; then
+	"$bin" --replay "$rec" --ecs --ecs-version 8.11 -o "$dir/ecs8"
+fi
 
 # A receiver on a socket; its end once the replay is done. Bounded waits.
 ready() {

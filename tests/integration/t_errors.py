@@ -50,6 +50,11 @@ expect(["--fate", "logout:1", "-d", "1"], 2, "--fate answers from the machine as
 expect(["--fate", "hangup:pts/4095"], 1, "--fate hangup:pts/4095: no session has that tty",
        "--fate on a tty no session has")
 expect(["--fate", "kill:-4194303:TERM"], 1, "no such process group", "--fate on no group")
+# --ecs-version (issue 36): a release it writes, with --ecs.
+expect(["--ecs", "--ecs-version", "7.17", "-d", "1"], 2, "bad --ecs-version '7.17': want 9.4 or "
+       "8.11", "--ecs-version 7.17")
+expect(["--ecs-version", "8.11", "-d", "1"], 2, "--ecs-version chooses the ECS of --ecs's",
+       "--ecs-version without --ecs")
 # --html and --login (issue 35): what they take.
 expect(["--login", "4100", "-d", "1"], 2, "--login chooses the login of --html's page",
        "--login without --html")

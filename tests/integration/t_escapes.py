@@ -294,7 +294,9 @@ if t.ok(docs, "ecs: escapes come out as ECS documents"):
 # every escape is credited to its innermost login (the ssh login's shell, a
 # nested ssh login, a tmux pane, su --pty), never to the outer one. One run
 # in ECS serves both outputs: each document carries the native record.
-ssh_ecs = run_tracer(["--ecs", "--", sys.executable, os.path.join(here, "ssh_login.py")],
+ssh_rec = "/tmp/pgt-ssh-%d.rec" % os.getpid()
+ssh_ecs = run_tracer(["--ecs", "--record", ssh_rec, "--", sys.executable,
+                      os.path.join(here, "ssh_login.py")],
                      timeout=120 * int(os.environ.get("PGT_TIME_SCALE", "1")), to_file=True)
 r = copy.copy(ssh_ecs)
 r.events = [d["pgrptrace"] for d in ssh_ecs.events if isinstance(d.get("pgrptrace"), dict)]
@@ -364,6 +366,22 @@ elif t.eq(r.rc, 0, "ssh login: sshd ran and the login succeeded") and r.fact("lo
              [d for d in ssh_ecs.events if d.get("event", {}).get("action") == "logout"][0]
              ["event"]["category"] == ["session"],
              "ssh login: in ECS, a session's end (event.category session)")
+    # Its documents are ECS 9.4's; the same login, replayed with --ecs-version
+    # 8.11, is ECS 8.11's (Elastic's field lists, from npm: on the host).
+    if SCALE == 1:
+        import ecs_fields
+        unknown, bad = ecs_fields.check(ssh_ecs.events, ecs_fields.fields("9.4"))
+        t.ok(ssh_ecs.events and not unknown and not bad and
+             {d["ecs"]["version"] for d in ssh_ecs.events} == {"9.4.0"},
+             "ssh login: every document is ECS 9.4's (fields, types, ecs.version)",
+             (sorted(unknown), sorted(bad)))
+        rp = run([PGRPTRACE, "--replay", ssh_rec, "--ecs", "--ecs-version", "8.11"])
+        docs8 = [json.loads(ln) for ln in rp.stdout.splitlines()]
+        unknown, bad = ecs_fields.check(docs8, ecs_fields.fields("8.11"))
+        t.ok(rp.returncode == 0 and len(docs8) == len(ssh_ecs.events) and not unknown and
+             not bad and {d["ecs"]["version"] for d in docs8} == {"8.11.0"},
+             "ssh login: --ecs-version 8.11, every document is ECS 8.11's",
+             (rp.returncode, rp.stderr[-200:], sorted(unknown), sorted(bad)))
     types = {e["origin"]["entry_leader"]["pid"]: e["origin"]["entry_leader"]["type"]
              for e in ss if e["origin"]["entry_leader"]}
     t.eq(types, {f["pid"]: "sshd", f["nested"]: "sshd", f["tmux"]: "terminal",
@@ -523,5 +541,7 @@ for mode in (["--json"], ["--escapes", "--json"], [], ["--escapes"]):
 
 if odd_cg:
     os.rmdir(odd_cg)
+if os.path.exists(ssh_rec):
+    os.unlink(ssh_rec)
 check_nothing_left(t, "escapes")
 t.done()

@@ -12,7 +12,8 @@
 #include "format.h"
 #include "jsonw.h"
 
-#define ECS_VERSION "8.11.0"
+#define ECS_VERSION  "9.4.0"
+#define ECS8_VERSION "8.11.0" /* --ecs-version 8.11 */
 
 /* What the ECS fields of one record are made of. */
 struct ecs_subject {
@@ -213,7 +214,9 @@ static void ecs_process(struct jsonw *w, const struct fmt_ctx *fc, const struct 
 	if (view__leader_id(s->view, p, LEADER_PARENT, eid))
 		jsonw_plain_field(w, "entity_id", eid);
 	jsonw_end_object(w);
-	jsonw_uint_field(w, "pgid", p->pgid);
+	/* ECS 9 removed process.pgid: the group leader's pid says it. */
+	if (fc->ecs8)
+		jsonw_uint_field(w, "pgid", p->pgid);
 	ecs_leader(w, s->view, "group_leader", p, p->pgid, LEADER_GROUP);
 	ecs_leader(w, s->view, "session_leader", p, p->sid, LEADER_SESSION);
 	ecs_tty(w, p);
@@ -274,7 +277,7 @@ static void ecs_open(struct jsonw *w, struct sbuf *sb, const struct fmt_ctx *fc,
 	jsonw_plain_field(w, "@timestamp", when);
 	jsonw_name(w, "ecs");
 	jsonw_start_object(w);
-	jsonw_plain_field(w, "version", ECS_VERSION);
+	jsonw_plain_field(w, "version", fc->ecs8 ? ECS8_VERSION : ECS_VERSION);
 	jsonw_end_object(w);
 	ecs_event(w, s->action, s->seq);
 	if (fc->host)

@@ -20,6 +20,7 @@ struct fmt_ctx {
 	bool utc;		    /* text mode: UTC instead of local time */
 	bool dated;		    /* text mode: times with the date (-o, --utc) */
 	bool color;		    /* text mode: ANSI colour for escapes */
+	bool ecs8;		    /* --ecs: ECS 8.11's documents, not 9.4's */
 };
 
 /* An sshd login's client, from @entry's environment at its start, or NULL. */

@@ -219,6 +219,7 @@ static void channel_init(struct channel *c, const struct output_cfg *cfg)
 {
 	c->fc.boot_to_real_ns = (__s64)(clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_BOOTTIME));
 	c->fc.utc = cfg->utc;
+	c->fc.ecs8 = cfg->ecs8;
 	c->tfc = c->fc;
 	c->tfc.dated = true; /* a message is read apart from the others */
 }

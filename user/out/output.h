@@ -20,7 +20,8 @@ struct output;
 
 struct output_cfg {
 	bool json;
-	bool ecs; /* JSON records as ECS documents (implies json) */
+	bool ecs;  /* JSON records as ECS documents (implies json) */
+	bool ecs8; /* as ECS 8.11's (--ecs-version 8.11), not 9.4's */
 	bool utc;
 	bool offline;	    /* --replay: no ring buffer to warn about */
 	const char *path;   /* NULL: stdout */
