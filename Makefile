@@ -55,18 +55,19 @@ WARNINGS	:= -Wall -Wextra -Werror -Wshadow -Wmissing-prototypes \
 CFLAGS		?= -g -O2
 ALL_CFLAGS	:= $(CFLAGS) $(SAN_FLAGS) $(WARNINGS) -std=gnu11 -D_GNU_SOURCE -MMD -MP \
 		   -Ibpf $(USER_INC) -I$(OUTPUT) $(EXTRA_CFLAGS)
-LIBS		:= $(shell $(PKG_CONFIG) --libs libbpf zlib libsystemd ncursesw 2>/dev/null || \
-		     echo -lbpf -lelf -lz -lsystemd -lncursesw -ltinfo)
+LIBS		:= $(shell $(PKG_CONFIG) --libs libbpf zlib libsystemd ncursesw libmicrohttpd \
+		     2>/dev/null || echo -lbpf -lelf -lz -lsystemd -lncursesw -ltinfo -lmicrohttpd) \
+		   -lpthread
 ALL_LDFLAGS	:= $(LDFLAGS) $(SAN_FLAGS) $(EXTRA_LDFLAGS)
 BPF_CFLAGS	:= -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
 		   -Ivmlinux/$(ARCH) -Ibpf -MMD -MP
 
 # Packages a fresh Debian 12 needs: to build, and to test.
 BUILD_PKGS	:= make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config uthash-dev \
-		   libsystemd-dev libncurses-dev
+		   libsystemd-dev libncurses-dev libmicrohttpd-dev
 TEST_PKGS	:= clang-format libclang-rt-14-dev libcmocka-dev libjansson-dev uthash-dev python3 python3-jsonschema perl util-linux procps man-db tmux openssh-server rsyslog \
 		   qemu-system-x86 busybox-static cpio podman runc conmon systemd logrotate bash-completion \
-		   chromium
+		   chromium prometheus
 
 ifeq ($(V),1)
 Q :=

@@ -10,6 +10,7 @@
 #include "explain.h"
 #include "fate.h"
 #include "opts.h"
+#include "serve.h"
 #include "syslog.h"
 
 #define DEFAULT_RINGBUF		 (4U << 20)
@@ -61,6 +62,7 @@ enum {
 	OPT_ESCAPES,
 	OPT_CHECK,
 	OPT_RECORD,
+	OPT_METRICS,
 	OPT_ECS_VERSION,
 	OPT_CHECKPOINT,
 	OPT_ECS,
@@ -94,6 +96,8 @@ static const struct argp_option options[] = {
 	{ "json", 'j', NULL, 0, "JSON Lines output (schema 3, docs/events.md)", 0 },
 	{ "ecs", OPT_ECS, NULL, 0,
 	  "JSON Lines as Elastic Common Schema documents, the record under \"pgrptrace\"", 0 },
+	{ "metrics", OPT_METRICS, "[ADDR:]PORT", 0,
+	  "Serve Prometheus metrics at http://ADDR:PORT/metrics (ADDR 127.0.0.1 unless given)", 0 },
 	{ "ecs-version", OPT_ECS_VERSION, "VERSION", 0,
 	  "With --ecs: the ECS release the documents follow, 9.4 (the default) or 8.11", 0 },
 	{ "output", 'o', "FILE", 0, "Append output to FILE (created 0600; a FIFO too)", 0 },
@@ -367,6 +371,14 @@ static error_t opt_output(int key, char *arg, struct argp_state *state)
 	case OPT_ECS:
 		o->ecs = true;
 		break;
+	case OPT_METRICS: {
+		char why[128];
+
+		if (serve__parse(arg, why, sizeof(why)))
+			argp_error(state, "bad --metrics '%s': %s", arg, why);
+		o->metrics = arg;
+		break;
+	}
 	case OPT_ECS_VERSION:
 		if (!strcmp(arg, "8.11") || !strcmp(arg, "8.11.0"))
 			o->ecs8 = true;
@@ -625,6 +637,10 @@ static void opts_end(struct opts *o, struct argp_state *state)
 		argp_error(state,
 			   "--from and --to choose the span of a recording's page: they need "
 			   "--replay and --html");
+	if (o->metrics &&
+	    (o->replay || o->snapshot || o->fate || o->check || (o->verify && !o->cmd)))
+		argp_error(state, "--metrics serves a trace's metrics: not with --replay, "
+				  "--snapshot, --fate, --check or a one-shot --verify");
 	if (o->ecs_version_set && !o->ecs)
 		argp_error(state, "--ecs-version chooses the ECS of --ecs's documents: it needs "
 				  "--ecs");

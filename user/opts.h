@@ -41,6 +41,7 @@ struct opts {
 	struct filter filter;	/* --uid, --tty, --session, --comm, --event */
 	bool check;		/* --check: what this kernel offers, no tracing */
 	const char *record;	/* --record FILE: the raw records, for --replay */
+	const char *metrics;	/* --metrics [ADDR:]PORT */
 	__u64 checkpoint_every; /* --checkpoint-every: bytes of records between checkpoints */
 	bool has_checkpoint_every;
 	const char *replay;	     /* --replay FILE: process a recording, no BPF */

@@ -12,6 +12,7 @@
 #include "clock.h"
 #include "decode.h"
 #include "explain.h"
+#include "exporter.h"
 #include "filter.h"
 #include "journal.h"
 #include "page.h"
@@ -362,6 +363,10 @@ int session__close(struct tracer *s, int ret, const volatile sig_atomic_t *stop)
 	syslog__free(s->syslog);
 	explain__free(s->explain);
 	page__free(s->page);
+	if (s->exporter) {
+		exporter__stop(s->exporter);
+		free(s->exporter);
+	}
 	tui__free(s->tui);
 	model__free(s->model);
 	sbuf__free(&s->last_tree);

@@ -21,6 +21,7 @@
 #include "recording.h"
 
 struct explain;
+struct exporter;
 struct page;
 struct journal;
 struct syslog;
@@ -49,6 +50,7 @@ struct tracer {
 	struct syslog *syslog;	    /* --syslog, NULL without */
 	struct explain *explain;    /* --explain, NULL without */
 	struct page *page;	    /* --html, NULL without */
+	struct exporter *exporter;  /* --metrics, NULL without */
 	bool full_screen;	    /* --tree on a terminal */
 	struct tui *tui;	    /* its view, NULL otherwise */
 	__u64 zombies_checked_ns;   /* last audit_zombies() */

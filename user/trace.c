@@ -15,6 +15,7 @@
 #include "contain.h"
 #include "diff.h"
 #include "explain.h"
+#include "exporter.h"
 #include "page.h"
 #include "fate.h"
 #include "fateout.h"
@@ -104,8 +105,11 @@ static int take_snapshot(struct tracer *s, bool resync)
 
 	intake__hold(&s->in);
 	intake__drain(&s->in);
-	if (resync)
+	if (resync) {
 		model__resync_begin(s->model);
+		if (s->exporter)
+			s->exporter->counts.resyncs++;
+	}
 	n = snapshot__take(&s->loader, s->model);
 	if (resync)
 		model__resync_end(s->model);
@@ -238,6 +242,8 @@ static int stream(struct tracer *s)
 		}
 		if (session__flush(s))
 			break;
+		if (s->exporter)
+			exporter__tick(s->exporter, s, now);
 		command__reap(&s->cmd, false, &stop_signal);
 		if (s->cmd.done || (s->explain && explain__done(s->explain)))
 			break;
@@ -301,6 +307,16 @@ static int start_tracing(struct tracer *s, const struct loader_cfg *lcfg, __u64 
 		return -1;
 	if (intake__open(&s->in, loader__ringbuf_fd(&s->loader)))
 		return -1;
+	/* Bound now, before privileges are dropped. */
+	if (o->metrics) {
+		s->exporter = malloc(sizeof(*s->exporter));
+		if (!s->exporter || exporter__start(s->exporter, s, o->metrics)) {
+			free(s->exporter);
+			s->exporter = NULL;
+			return -1;
+		}
+		exporter__ringbuf(s->exporter, loader__ringbuf_fd(&s->loader), o->ringbuf_bytes);
+	}
 	losses__start(&s->losses, clock_ns(CLOCK_BOOTTIME));
 	if (s->print_events)
 		output__start(s->out);
@@ -312,6 +328,8 @@ static int start_tracing(struct tracer *s, const struct loader_cfg *lcfg, __u64 
 	/* The machine as the snapshot read it: --at knows every process from here. */
 	if (o->record && o->checkpoint_every && intake__checkpoint(&s->in))
 		return -1;
+	if (s->exporter)
+		exporter__tick(s->exporter, s, 0); /* a page from the first scrape on */
 	if (o->verbose)
 		p_err("loaded and attached in %llu ms, snapshot in %llu ms",
 		      (unsigned long long)(t_loaded - t_start) / 1000000,

@@ -7,6 +7,7 @@ import os
 import select
 import shutil
 import signal
+import socket
 import tempfile
 
 from harness import (PGRPTRACE, Proc, Tap, Tracer, check_nothing_left, loaded_progs, run,
@@ -50,6 +51,18 @@ expect(["--fate", "logout:1", "-d", "1"], 2, "--fate answers from the machine as
 expect(["--fate", "hangup:pts/4095"], 1, "--fate hangup:pts/4095: no session has that tty",
        "--fate on a tty no session has")
 expect(["--fate", "kill:-4194303:TERM"], 1, "no such process group", "--fate on no group")
+# --metrics (issue 36): an address it can bind, for a live trace.
+expect(["--metrics", "99999", "-d", "1"], 2, "bad --metrics '99999': want a port from 1 to 65535",
+       "--metrics 99999")
+expect(["--metrics", "localhost:9100", "-d", "1"], 2, "is not a numeric IPv4 or IPv6 address",
+       "--metrics localhost:9100")
+expect(["--metrics", "9100", "--replay", "/nonexistent.rec"], 2,
+       "--metrics serves a trace's metrics: not with --replay", "--metrics --replay")
+with socket.socket() as taken:
+    taken.bind(("127.0.0.1", 0))
+    taken.listen()
+    expect(["--metrics", str(taken.getsockname()[1]), "-d", "1"], 1, "cannot serve --metrics on",
+           "--metrics on a port in use")
 # --ecs-version (issue 36): a release it writes, with --ecs.
 expect(["--ecs", "--ecs-version", "7.17", "-d", "1"], 2, "bad --ecs-version '7.17': want 9.4 or "
        "8.11", "--ecs-version 7.17")

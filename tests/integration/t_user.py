@@ -10,7 +10,9 @@ import pwd
 import re
 import shutil
 import signal
+import socket
 import tempfile
+import urllib.request
 
 from harness import (PGRPTRACE, Tap, Tracer, check_nothing_left, exit_record, run, run_tracer,
                      wait_until, workload)
@@ -37,7 +39,15 @@ d = tempfile.mkdtemp(prefix="pgt-user-")
 os.chown(d, nobody.pw_uid, nobody.pw_gid)
 log = os.path.join(d, "trace.jsonl")
 try:
-    tr = Tracer(["--json", "-o", log, "--user", USER])
+    # A privileged port: the user could not bind it; pgrptrace binds it before the drop.
+    for port in range(1000, 700, -1):
+        with socket.socket() as sk:
+            try:
+                sk.bind(("127.0.0.1", port))
+                break
+            except OSError:
+                continue
+    tr = Tracer(["--json", "-o", log, "--user", USER, "--metrics", str(port)])
     if tr.ready() and wait_until(lambda: b"now running as" in tr._err, "the drop"):
         st = status(tr.pid)
         t.eq([st["Uid"].split(), st["Gid"].split()],
@@ -48,6 +58,11 @@ try:
                                                 "CapAmb")},
              "--user: no capability in any set, the bounding set included")
         t.eq(st.get("NoNewPrivs"), "1", "--user: no_new_privs")
+        # --metrics: bound as root on a privileged port, served after the drop.
+        with urllib.request.urlopen("http://127.0.0.1:%d/metrics" % port, timeout=5) as r:
+            page = r.read().decode()
+        t.ok("pgrptrace_processes " in page, "--user: --metrics, bound before the drop, "
+             "still answers")
         t.eq((os.stat(log).st_uid, oct(os.stat(log).st_mode & 0o777)),
              (nobody.pw_uid, "0o600"), "--user: -o FILE is the user's, still 0600")
         # The stream, after the drop.

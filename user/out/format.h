@@ -28,6 +28,8 @@ const struct login_remote *fmt__entry_remote(const struct lineage *entry);
 /* How the login of @entry came in: "sshd", "terminal", "console", "init" or "unknown". */
 const char *fmt__entry_type(const struct lineage *entry);
 
+/* A correction record's "correction": "added", "changed" or "removed". */
+const char *fmt__correction_name(enum model_note_kind kind);
 /* Wall-clock seconds and nanoseconds of a boot-time stamp, clamped to years 1970..9999. */
 void fmt__split_time(const struct fmt_ctx *fc, __u64 boot_ns, time_t *secs, long *nsec);
 /* "2026-12-03T09:40:01.123456789Z" from a boot-time stamp. */

@@ -884,7 +884,7 @@ static void json_logout(struct jsonw *w, const struct fmt_ctx *fc, const struct 
 	json_end(w, fc);
 }
 
-static const char *correction_name(enum model_note_kind kind)
+const char *fmt__correction_name(enum model_note_kind kind)
 {
 	return kind == NOTE_RESYNC_ADDED   ? "added" :
 	       kind == NOTE_RESYNC_REMOVED ? "removed" :
@@ -899,7 +899,7 @@ static void json_correction(struct jsonw *w, const struct fmt_ctx *fc, const str
 	else
 		jsonw_null_field(w, "process");
 	jsonw_uint_field(w, "pid", r->mp.note.pid);
-	jsonw_plain_field(w, "correction", correction_name(r->mp.note.kind));
+	jsonw_plain_field(w, "correction", fmt__correction_name(r->mp.note.kind));
 	jsonw_bool_field(w, "uncertain", true);
 	json_end(w, fc);
 }

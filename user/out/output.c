@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include "clock.h"
 #include "loss.h"
+#include "metrics.h"
 #include "output.h"
 #include "msg.h"
 
@@ -101,6 +102,7 @@ struct channel {
 	__u64 retry_at;	  /* a full disk, a FIFO with no reader: next try */
 	bool stall_said;  /* said on stderr, until the queue is empty again */
 	struct loss lost;
+	__u64 taken; /* records it took (queued, or sent) */
 };
 
 #define OUT_CHANNELS 4
@@ -127,12 +129,14 @@ struct output {
 	struct deaths *deaths;	 /* fatal signals written, for the exits' causes */
 	struct escaped *escaped; /* by pid */
 	size_t written_at, nwritten;
+	struct metrics *metrics; /* --metrics: counted as written, NULL without */
 };
 
 /* The key of a record made in user space: each channel's newest. */
 #define KEY_LAST ((__u64)-2)
 
 static int flush_pending(struct channel *c);
+static size_t queued(const struct channel *c);
 static void drain(struct channel *c);
 
 /*
@@ -312,6 +316,31 @@ int output__add_sink(struct output *o, const struct output_cfg *cfg, const struc
 }
 
 #define FOR_EACH_CHANNEL(o, c) for ((c) = (o)->ch; (c) < (o)->ch + (o)->n; (c)++)
+
+void output__set_metrics(struct output *o, struct metrics *m)
+{
+	o->metrics = m;
+}
+
+unsigned int output__channels(const struct output *o, struct metrics_channel *out, unsigned int max)
+{
+	const struct channel *c;
+	unsigned int n = 0;
+
+	FOR_EACH_CHANNEL(o, c) {
+		if (n == max)
+			break;
+		snprintf(out[n].name, sizeof(out[n].name), "%s",
+			 c->sink ? c->sink->name :
+			 c->path ? "file" :
+				   "stdout");
+		out[n].delivered = c->taken;
+		out[n].lost = c->lost.total;
+		out[n].queued_bytes = c->sink ? 0 : queued(c);
+		n++;
+	}
+	return n;
+}
 
 __s64 output__clock(const struct output *o)
 {
@@ -524,6 +553,8 @@ static void send_message(struct channel *c, const struct record *r)
 
 	if (err)
 		c->err = err;
+	else
+		c->taken++;
 }
 
 /*
@@ -556,6 +587,7 @@ static void emit(struct channel *c, const struct record *r)
 		lose(c, r->seq);
 		return;
 	}
+	c->taken++;
 	if (queued(c) > OUT_BATCH)
 		flush_pending(c);
 }
@@ -582,6 +614,8 @@ static void emit_all(struct output *o, const struct held_line *h)
 	FOR_EACH_CHANNEL(o, c)
 		if (!c->err)
 			emit(c, r);
+	if (o->metrics)
+		metrics__count(o->metrics, r);
 	if (h->role == LINE_CAUSE)
 		remember(o, h->key, r->seq);
 	record__release(r);

@@ -42,6 +42,13 @@ int output__add_sink(struct output *o, const struct output_cfg *cfg, const struc
 		     void *ctx);
 /* Times of records from another boot (--replay): its realtime - boottime. */
 void output__set_clock(struct output *o, __s64 boot_to_real_ns);
+struct metrics;
+struct metrics_channel;
+/* --metrics: count each record as it is written into @m. */
+void output__set_metrics(struct output *o, struct metrics *m);
+/* Each channel's counts, up to @max: how many. */
+unsigned int output__channels(const struct output *o, struct metrics_channel *out,
+			      unsigned int max);
 /* The clock set, or this machine's now. */
 __s64 output__clock(const struct output *o);
 /* The machine the records come from, on every JSON record (kept, not copied). */
