@@ -4,7 +4,11 @@
 HOST_ARCH	:= $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 ARCH		?= $(HOST_ARCH)
 
+VERSION		:= 0.1
+
 # SANITIZE=1: the same build with ASan and UBSan, in its own folder.
+# DEB=1: the build `make deb` packages, with Debian's hardening flags, in
+# its own folder.
 # ARCH=arm64 on an x86 host: the BPF object only (`make ARCH=arm64 bpf`), in
 # its own folder.
 ifneq ($(ARCH),$(HOST_ARCH))
@@ -14,6 +18,13 @@ BIN		:= $(OUTPUT)/pgrptrace
 else ifeq ($(SANITIZE),1)
 OUTPUT		:= .output-san
 SAN_FLAGS	:= -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+BIN		:= $(OUTPUT)/pgrptrace
+else ifeq ($(DEB),1)
+OUTPUT		:= .output-deb
+SAN_FLAGS	:= $(shell DEB_BUILD_MAINT_OPTIONS=hardening=+all dpkg-buildflags --get CPPFLAGS) \
+		   $(filter-out -g -O2,$(shell DEB_BUILD_MAINT_OPTIONS=hardening=+all \
+		   dpkg-buildflags --get CFLAGS))
+LDFLAGS		+= $(shell DEB_BUILD_MAINT_OPTIONS=hardening=+all dpkg-buildflags --get LDFLAGS)
 BIN		:= $(OUTPUT)/pgrptrace
 else
 OUTPUT		:= .output
@@ -54,6 +65,7 @@ WARNINGS	:= -Wall -Wextra -Werror -Wshadow -Wmissing-prototypes \
 		   -Wstrict-prototypes -Wundef -Wno-unused-parameter
 CFLAGS		?= -g -O2
 ALL_CFLAGS	:= $(CFLAGS) $(SAN_FLAGS) $(WARNINGS) -std=gnu11 -D_GNU_SOURCE -MMD -MP \
+		   -DPGRPTRACE_VERSION='"$(VERSION)"' \
 		   -Ibpf $(USER_INC) -I$(OUTPUT) $(EXTRA_CFLAGS)
 LIBS		:= $(shell $(PKG_CONFIG) --libs libbpf zlib libsystemd ncursesw libmicrohttpd \
 		     2>/dev/null || echo -lbpf -lelf -lz -lsystemd -lncursesw -ltinfo -lmicrohttpd) \
@@ -64,10 +76,10 @@ BPF_CFLAGS	:= -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
 
 # Packages a fresh Debian 12 needs: to build, and to test.
 BUILD_PKGS	:= make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config uthash-dev \
-		   libsystemd-dev libncurses-dev libmicrohttpd-dev
+		   libsystemd-dev libncurses-dev libmicrohttpd-dev dpkg-dev
 TEST_PKGS	:= clang-format libclang-rt-14-dev libcmocka-dev libjansson-dev uthash-dev python3 python3-jsonschema perl util-linux procps man-db tmux openssh-server rsyslog \
 		   qemu-system-x86 busybox-static cpio podman runc conmon systemd logrotate bash-completion \
-		   chromium prometheus
+		   chromium prometheus lintian
 
 ifeq ($(V),1)
 Q :=
@@ -96,6 +108,7 @@ help:
 	@echo 'make bpf        build only the BPF object (ARCH=x86|arm64)'
 	@echo 'make vmlinux    regenerate vmlinux/$$(ARCH)/vmlinux.h from this kernel'
 	@echo 'make install    install to $$(DESTDIR)$$(prefix)'
+	@echo 'make deb        build pgrptrace_$(VERSION)_ARCH.deb (pkg/debian), and check it with lintian'
 	@echo 'V=1             show full commands'
 
 # Every C source of ours, formatted by clang-format as .clang-format says
@@ -198,8 +211,19 @@ install: $(BIN)
 	$(call msg,INSTALL,$(DESTDIR)$(bashcompdir)/pgrptrace)
 	$(Q)install -D -m 0644 docs/pgrptrace.bash-completion $(DESTDIR)$(bashcompdir)/pgrptrace
 
+# The Debian package, from a staged install with Debian's paths and flags.
+DEB_FILE	:= pgrptrace_$(VERSION)_$(shell dpkg --print-architecture 2>/dev/null || echo unknown).deb
+.PHONY: deb
+deb:
+	$(Q)$(MAKE) --no-print-directory DEB=1 .output-deb/pgrptrace
+	$(Q)pkg/debian/build.sh $(VERSION) .output-deb $(DEB_FILE)
+	$(call msg,LINTIAN,$(DEB_FILE))
+	$(Q)lintian --fail-on error,warning $(DEB_FILE) 2>&1 | grep -v '^running with root' || true
+	$(Q)lintian --fail-on error,warning $(DEB_FILE) >/dev/null 2>&1
+
 clean:
 	$(call msg,CLEAN,)
-	$(Q)rm -rf .output .output-san .output-arm64 .output-x86 pgrptrace
+	$(Q)rm -rf .output .output-san .output-arm64 .output-x86 .output-deb pgrptrace \
+		pgrptrace_*.deb
 
 -include $(wildcard $(OUTPUT)/bpf/*.d $(OUTPUT)/user/*.d $(OUTPUT)/user/*/*.d $(OUTPUT)/tests/*.d)

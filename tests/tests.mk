@@ -119,6 +119,7 @@ check-levels: test-bins
 # beside the others (tests/run-check). Its own budget.
 check-kernels: PASS_BUDGET = 3300
 check-kernels: test-bins
+	$(Q)test -e $(DEB_FILE) -a $(DEB_FILE) -nt $(BIN) || $(MAKE) --no-print-directory deb
 	$(Q)$(TEST_ENV) $(call RUN_PASS,kernels) $(KERNEL_TESTS)
 
 # The packages, then tests/run-check: the plain build, the kernels pass in

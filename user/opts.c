@@ -16,7 +16,10 @@
 #define DEFAULT_RINGBUF		 (4U << 20)
 #define DEFAULT_CHECKPOINT_EVERY (64ULL << 20)
 
-const char *argp_program_version = "pgrptrace 0.1";
+#ifndef PGRPTRACE_VERSION
+#define PGRPTRACE_VERSION "unknown"
+#endif
+const char *argp_program_version = "pgrptrace " PGRPTRACE_VERSION;
 const char *argp_program_bug_address = "the project's issue tracker";
 
 static const char doc[] =

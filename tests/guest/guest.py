@@ -8,6 +8,7 @@ it runs can reach the host's processes. Each command runs under busybox
 `timeout`, the whole boot under a host-side deadline that kills qemu."""
 import lzma
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -302,6 +303,27 @@ def _write(path, text, mode=0o644):
     with open(path, "w") as f:
         f.write(text)
     os.chmod(path, mode)
+
+
+# `make deb`'s package, which t_service installs in its guest.
+DEB_NAME = "pgrptrace_%s_%s.deb" % (
+    re.search(r"^VERSION\s*:=\s*(\S+)", open(os.path.join(
+        os.path.dirname(os.path.abspath(__file__)), "..", "..", "Makefile")).read(), re.M).group(1),
+    subprocess.run(["dpkg", "--print-architecture"], capture_output=True,
+                   text=True).stdout.strip())
+
+
+def stage_dpkg(stage):
+    """What apt and dpkg need in a staged root to install a local package:
+    the host's dpkg database and apt's state, perl and debconf (maintainer
+    scripts, deb-systemd-helper), apt's methods."""
+    for d in ("var/lib/dpkg", "var/cache/debconf", "usr/share/perl5", "usr/share/perl",
+              "usr/lib/apt", "usr/share/dpkg", "usr/share/debconf", "usr/lib/dpkg"):
+        if os.path.isdir("/" + d):
+            os.makedirs(os.path.dirname(os.path.join(stage, d)), exist_ok=True)
+            subprocess.run(["cp", "-a", "/" + d, os.path.join(stage, d)], check=True)
+    for d in ("var/lib/apt/lists/partial", "var/cache/apt/archives/partial", "var/log/apt"):
+        os.makedirs(os.path.join(stage, d), exist_ok=True)
 
 
 def make_systemd_root(project, install, units, check):

@@ -14,7 +14,12 @@ oneshot unit of the test checks, from inside:
 - logrotate with the installed snippet rotates the file, its postrotate's
   SIGHUP (`systemctl kill --signal=HUP`) reopens it, and the next records go
   to the new file;
-- `systemctl stop` ends it cleanly (status 0).
+- `systemctl stop` ends it cleanly (status 0);
+- then the Debian package (`make deb`, issue 36) in its place: `apt install
+  ./pgrptrace_*.deb` leaves the unit disabled and stopped, as the package
+  says; enabled by hand it runs and a workload's record reaches the journal;
+  `apt purge` leaves no file of the package, no pgrptrace, no log and no
+  BPF program of ours.
 
 PGRPTRACE_SERVICE_KERNEL picks the suite (default bookworm)."""
 import os
@@ -24,7 +29,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "guest"))
 import guest  # noqa: E402
-from harness import Tap  # noqa: E402
+from harness import Tap, our_progs  # noqa: E402
 
 t = Tap()
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -97,6 +102,60 @@ systemctl stop pgrptrace.service
 fact stopped "$(systemctl show -p ActiveState --value pgrptrace.service)"
 fact exit_status "$(systemctl show -p ExecMainStatus --value pgrptrace.service)"
 fact result "$(systemctl show -p Result --value pgrptrace.service)"
+# The package (issue 36): what make install put goes; the .deb comes in by
+# apt; its unit, which the package does not enable, is enabled by hand
+# (with the journal's drop-in); then apt purge takes everything back.
+ours() {
+	bpftool -j prog show | python3 -c 'import json, sys
+names = set(open("/pgt-progs.txt").read().split())
+print(sum(1 for p in json.load(sys.stdin) if p.get("name") in names))'
+}
+systemctl disable pgrptrace.service >/dev/null 2>&1
+rm -f /etc/systemd/system/multi-user.target.wants/pgrptrace.service \
+	/usr/local/sbin/pgrptrace /usr/local/lib/systemd/system/pgrptrace.service \
+	/etc/logrotate.d/pgrptrace /usr/local/share/man/man8/pgrptrace.8 \
+	/usr/local/share/bash-completion/completions/pgrptrace
+rm -rf /etc/systemd/system/pgrptrace.service.d /var/log/pgrptrace
+systemctl daemon-reload
+# This machine is ours: services may start and stop (the host's root may
+# carry a policy that forbids it while packages install there).
+rm -f /usr/sbin/policy-rc.d
+export DEBIAN_FRONTEND=noninteractive
+apt-get install -y /pgt-deb/pgrptrace_*.deb > /tmp/apt.out 2>&1
+fact apt_install "$?"
+sed 's/^/@@apt /' /tmp/apt.out | tail -n 30
+fact pkg_enabled "$(systemctl is-enabled pgrptrace.service 2>&1)"
+fact pkg_active "$(systemctl is-active pgrptrace.service 2>&1)"
+dpkg -L pgrptrace > /tmp/pkg.files
+fact pkg_files "$(wc -l < /tmp/pkg.files)"
+mkdir -p /etc/systemd/system/pgrptrace.service.d
+printf '[Service]\nExecStart=\nExecStart=/usr/sbin/pgrptrace --json -o %s --journal\n' \
+	"$log" > /etc/systemd/system/pgrptrace.service.d/journal.conf
+systemctl daemon-reload
+systemctl enable --now pgrptrace.service > /dev/null 2>&1
+wait_for 1200 systemctl -q is-active pgrptrace.service
+fact pkg_started "$(systemctl is-active pgrptrace.service)"
+fact pkg_exe "$(readlink /proc/$(systemctl show -p MainPID --value pgrptrace.service)/exe)"
+wait_for 1200 has '"event":' "$log"
+setsid sh -c 'exec sleep 0.3' &
+w3=$!
+wait $w3
+wait_for 600 sh -c "journalctl PGRPTRACE_EVENT=setsid PGRPTRACE_PROCESS_PID=$w3 -o cat | grep -q ."
+fact pkg_journal "$(journalctl PGRPTRACE_EVENT=setsid PGRPTRACE_PROCESS_PID=$w3 -o cat | wc -l)"
+fact pkg_progs_running "$(ours)"
+rm -rf /etc/systemd/system/pgrptrace.service.d
+apt-get purge -y pgrptrace > /tmp/apt.out 2>&1
+fact apt_purge "$?"
+sed 's/^/@@apt /' /tmp/apt.out | tail -n 30
+left=""
+while read -r f; do
+	[ ! -d "$f" ] && { [ -e "$f" ] || [ -L "$f" ]; } && left="$left $f"
+done < /tmp/pkg.files
+fact pkg_left "${left:- none}"
+fact pkg_status "$(dpkg-query -W -f='${Status}' pgrptrace 2>&1 | head -c 80)"
+fact pkg_running "$(pgrep -x pgrptrace | wc -l)"
+fact pkg_log "$([ -e /var/log/pgrptrace ] && echo present || echo gone)"
+fact pkg_progs_after "$(ours)"
 echo "@@pgt-end service 0"
 """
 
@@ -114,9 +173,18 @@ UNITS = {
 BOUND = (1 << 2) | (1 << 19) | (1 << 21) | (1 << 38) | (1 << 39)
 
 
+DEB = os.path.join(TOP, guest.DEB_NAME)
+
+
 def install(stage):
     subprocess.run(["make", "-s", "-C", TOP, "install", "DESTDIR=" + stage,
                     "prefix=/usr/local"], check=True, stdout=subprocess.DEVNULL)
+    # The package, and what apt and dpkg need to install it in there.
+    guest.stage_dpkg(stage)
+    os.makedirs(os.path.join(stage, "pgt-deb"))
+    shutil.copy(DEB, os.path.join(stage, "pgt-deb"))
+    with open(os.path.join(stage, "pgt-progs.txt"), "w") as f:
+        f.write("\n".join(sorted(our_progs())) + "\n")
 
 
 work = None
@@ -164,6 +232,25 @@ try:
          "after the SIGHUP, records go to the new file")
     t.eq((facts.get("stopped"), facts.get("exit_status"), facts.get("result")),
          ("inactive", "0", "success"), "systemctl stop ends it cleanly")
+    for line in out.splitlines():
+        if line.startswith("@@apt "):
+            t.diag(line)
+    t.eq(facts.get("apt_install"), "0", "the package: apt install ./%s" % os.path.basename(DEB))
+    t.eq((facts.get("pkg_enabled"), facts.get("pkg_active")), ("disabled", "inactive"),
+         "the package installs its unit, neither enabled nor started (README.Debian)")
+    t.eq((facts.get("pkg_started"), facts.get("pkg_exe")), ("active", "/usr/sbin/pgrptrace"),
+         "enabled and started by hand, the package's pgrptrace runs")
+    t.eq(facts.get("pkg_journal"), "1", "a workload's setsid is in the journal")
+    t.ok(int(facts.get("pkg_progs_running") or 0) > 0, "its BPF programs are loaded meanwhile",
+         facts.get("pkg_progs_running"))
+    t.eq(facts.get("apt_purge"), "0", "apt purge")
+    t.eq((facts.get("pkg_left"), facts.get("pkg_running"), facts.get("pkg_log"),
+          facts.get("pkg_progs_after")), ("none", "0", "gone", "0"),
+         "after the purge: no file of the package, no pgrptrace running, its log gone, "
+         "no BPF program of ours loaded")
+    t.ok(facts.get("pkg_status", "").startswith("dpkg-query: no packages found") or
+         "not-installed" in facts.get("pkg_status", ""),
+         "dpkg knows it no more", facts.get("pkg_status"))
 finally:
     if work:
         shutil.rmtree(work, ignore_errors=True)
