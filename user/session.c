@@ -355,7 +355,7 @@ int session__close(struct tracer *s, int ret, const volatile sig_atomic_t *stop)
 		command__reap(&s->cmd, true, stop);
 	intake__free(&s->in);
 	if (s->loader.skel)
-		loader__stop(&s->loader);
+		loader__release(&s->loader);
 	/* Records an output or the collector never got (counted as the queues drained). */
 	if (output__close(s->out) || syslog__lost(s->syslog))
 		ret = ret ?: 1;

@@ -504,7 +504,7 @@ static int trace_live(struct tracer *s)
 		 */
 		ret = 0;
 		intake__free(&s->in);
-		loader__stop(&s->loader);
+		loader__release(&s->loader);
 		command__reap(&s->cmd, true, &stop_signal);
 	} else {
 		if (ret == 0 && o->verify)

@@ -245,10 +245,22 @@ def loaded_progs():
     return [p for p in json.loads(out or "[]") if p.get("name") in our_progs()]
 
 
+# pgrptrace hands its links to a child that releases them after it exits
+# (loader__release()): the kernel's grace periods take about a second.
+RELEASE_BOUND = 10
+
+
 def check_nothing_left(t, what):
+    """No program of ours is loaded, at most RELEASE_BOUND seconds after
+    the run (a state waited for, not a time)."""
+    scale = int(os.environ.get("PGT_TIME_SCALE", "1"))
+    deadline = time.monotonic() + RELEASE_BOUND * scale
     left = loaded_progs()
-    t.ok(not left, "%s: no pgrptrace BPF program left loaded" % what,
-         [p.get("name") for p in left], [])
+    while left and time.monotonic() < deadline:
+        time.sleep(0.05)            # polling a state, bounded
+        left = loaded_progs()
+    t.ok(not left, "%s: no pgrptrace BPF program left loaded (within %d s of its end)"
+         % (what, RELEASE_BOUND * scale), [p.get("name") for p in left], [])
 
 
 class Run:

@@ -418,6 +418,67 @@ static void detach_all(struct loader *l)
 	free(threads);
 }
 
+static int by_value(const void *a, const void *b)
+{
+	return *(const int *)a - *(const int *)b;
+}
+
+/*
+ * The last stop: a child takes the links over and releases them (its exit
+ * closes them), so that pgrptrace's own closes only drop a reference and it
+ * exits at once, its records all written, rather than 0.6 s of grace periods
+ * later. The child keeps nothing but the links (not the terminal, not an
+ * output: a reader of ours sees its end when we end), takes the signals as
+ * they come (killed, it releases them the same way) and is gone when the
+ * kernel has released them (docs/design.md: about a second). Returns true
+ * when a child holds them; false (fork failed): the caller releases them.
+ */
+static bool hand_over(struct loader *l)
+{
+	const struct bpf_object_skeleton *s = l->skel->skeleton;
+	int keep[128], n = 0, i, fd;
+	unsigned int from = 0;
+	pid_t pid;
+
+	for (i = 0; i < s->prog_cnt && n < 127; i++)
+		if (*s->progs[i].link && (fd = bpf_link__fd(*s->progs[i].link)) >= 0)
+			keep[n++] = fd;
+	if (l->iter_link && (fd = bpf_link__fd(l->iter_link)) >= 0)
+		keep[n++] = fd;
+	qsort(keep, (size_t)n, sizeof(keep[0]), by_value);
+	pid = fork();
+	if (pid < 0)
+		return false;
+	if (pid > 0)
+		return true;
+	/* The child: async-signal-safe calls only (the parent has threads). */
+	for (i = 0; i < n; i++) {
+		if ((unsigned int)keep[i] > from)
+			syscall(SYS_close_range, from, (unsigned int)keep[i] - 1, 0);
+		from = (unsigned int)keep[i] + 1;
+	}
+	syscall(SYS_close_range, from, ~0U, 0);
+	_exit(0);
+}
+
+void loader__release(struct loader *l)
+{
+	const struct bpf_object_skeleton *s;
+	int i;
+
+	if (!l->skel || !hand_over(l)) {
+		loader__stop(l);
+		return;
+	}
+	/* Ours are the last-but-one references now: closing them is quick. */
+	s = l->skel->skeleton;
+	for (i = 0; i < s->prog_cnt; i++) {
+		bpf_link__destroy(*s->progs[i].link);
+		*s->progs[i].link = NULL;
+	}
+	loader__stop(l);
+}
+
 void loader__stop(struct loader *l)
 {
 	__u64 t0 = mono_ms();

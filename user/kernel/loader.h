@@ -32,6 +32,11 @@ struct loader {
 
 /* Everything up to attached programs; prints why and returns -1 on failure. */
 int loader__start(struct loader *l, const struct loader_cfg *cfg);
+/*
+ * The run's end: the links handed to a child that releases them after we
+ * exit (their grace periods are not ours to wait for), then loader__stop().
+ */
+void loader__release(struct loader *l);
 void loader__stop(struct loader *l);
 
 int loader__ringbuf_fd(const struct loader *l);

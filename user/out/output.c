@@ -17,11 +17,12 @@
 #include "output.h"
 #include "msg.h"
 
-#define OUT_BATCH    (64 * 1024)   /* write once this much is pending */
-#define OUT_QUEUE    (8U << 20)	   /* --output-queue's default */
-#define STALL_SAY_NS 1000000000ULL /* a stall is said once it lasts this long */
-#define RETRY_NS     250000000ULL  /* a full disk, a FIFO's reader: tried this often */
-#define DRAIN_NS     2000000000ULL /* at the end: how long the queues may take to go */
+#define OUT_BATCH    (64 * 1024)    /* write once this much is pending */
+#define OUT_QUEUE    (8U << 20)	    /* --output-queue's default */
+#define STALL_SAY_NS 1000000000ULL  /* a stall is said once it lasts this long */
+#define RETRY_NS     250000000ULL   /* a full disk, a FIFO's reader: tried this often */
+#define DRAIN_NS     2000000000ULL  /* at the end: how long a queue may wait for its reader */
+#define DRAIN_MAX_NS 30000000000ULL /* and how long a slow reader may take in all */
 
 /*
  * A record waiting for its turn: records are written in the order of the
@@ -982,14 +983,17 @@ int output__sink_error(const struct output *o)
 }
 
 /*
- * The end: the stream outputs get DRAIN_NS in all to take what is queued
- * (waiting in poll(2), or for a FIFO's reader or disk space); what is left
- * then is lost, counted and said.
+ * The end: the stream outputs take what is queued while they take it, until
+ * DRAIN_NS pass without a byte taken (waiting in poll(2), or for a FIFO's
+ * reader or disk space), and DRAIN_MAX_NS at most; what is left then is
+ * lost, counted and said. A reader that reads keeps its records, however
+ * late it began.
  */
 static void drain_all(struct output *o)
 {
-	__u64 until = clock_ns(CLOCK_MONOTONIC) + DRAIN_NS, now;
+	__u64 start = clock_ns(CLOCK_MONOTONIC), until = start + DRAIN_NS, now;
 	struct channel *c;
+	size_t before;
 	bool left;
 
 	for (;;) {
@@ -998,17 +1002,26 @@ static void drain_all(struct output *o)
 			if (c->sink || c->err)
 				continue;
 			c->retry_at = 0;
+			before = queued(c);
 			drain(c);
 			left |= queued(c) && !c->err;
+			if (queued(c) < before)
+				until = clock_ns(CLOCK_MONOTONIC) + DRAIN_NS; /* it reads */
 		}
 		now = clock_ns(CLOCK_MONOTONIC);
+		if (until > start + DRAIN_MAX_NS)
+			until = start + DRAIN_MAX_NS;
 		if (!left || now >= until)
 			break;
 		c = fd_channel(o);
 		if (c && c->fd >= 0 && c->stall == EAGAIN) {
 			struct pollfd p = { .fd = c->fd, .events = POLLOUT };
 
-			poll(&p, 1, (int)((until - now) / 1000000) + 1);
+			/* In steps: a stall is said on time, and a reader it wakes is seen. */
+			poll(&p, 1,
+			     (int)((until - now) / 1000000) + 1 < 100 ?
+				     (int)((until - now) / 1000000) + 1 :
+				     100);
 		} else {
 			usleep(20000);
 		}
