@@ -682,6 +682,70 @@ def seek_table(cfg, tmp, rec):
         ""])
 
 
+def startstop(cfg, tmp, runs=7):
+    """pgrptrace -- true against bare true and strace -f -- true (wall, interleaved);
+    the time from its start to the first event an outside probe sees; and from
+    the command's exit to pgrptrace's."""
+    out = os.path.join(tmp, "startstop.jsonl")
+    stamp = os.path.join(tmp, "exit-ns")
+    walls = {"true": [], "strace": [], "pgrptrace": []}
+    first, stop = [], []
+    cmds = {"true": ["true"], "strace": ["strace", "-f", "-o", os.devnull, "--", "true"],
+            "pgrptrace": [cfg.pgrptrace, "--json", "-o", out, "--", "true"]}
+    for _ in range(runs):
+        for name, cmd in cmds.items():
+            if name == "strace" and not shutil.which("strace"):
+                continue
+            t0 = time.monotonic()
+            subprocess.run(cmd, check=True, timeout=60, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL)
+            walls[name].append(time.monotonic() - t0)
+            if os.path.exists(out):
+                os.unlink(out)
+        # The command's exit (its last act: the time, then exit) to pgrptrace's.
+        p = subprocess.run([cfg.pgrptrace, "--json", "-o", out, "--", "sh", "-c",
+                            "date +%%s%%N > %s" % stamp], check=True, timeout=60)
+        end = time.time_ns()
+        stop.append((end - int(open(stamp).read())) / 1e9)
+        os.unlink(out)
+        # The first event: a probe starts `true` every 2 ms until pgrptrace writes one.
+        t0 = time.monotonic()
+        tr = subprocess.Popen([cfg.pgrptrace, "--json"], stdout=subprocess.PIPE,
+                              stderr=subprocess.DEVNULL, start_new_session=True)
+        os.set_blocking(tr.stdout.fileno(), False)
+        seen = None
+        while seen is None and time.monotonic() - t0 < 30:
+            subprocess.run(["true"])
+            try:
+                if tr.stdout.read(1):
+                    seen = time.monotonic() - t0
+            except (BlockingIOError, TypeError):
+                pass
+            time.sleep(0.002)
+        tr.send_signal(signal.SIGINT)
+        tr.wait(30)
+        first.append(seen if seen is not None else float("nan"))
+    return walls, first, stop
+
+
+def startstop_table(cfg, tmp):
+    walls, first, stop = startstop(cfg, tmp)
+    med = {k: statistics.median(v) for k, v in walls.items() if v}
+    lines = ["### Start and stop: `pgrptrace --json -o FILE -- true`", "",
+             "%d interleaved runs, median (min-max) seconds." % len(walls["true"]), "",
+             "| figure | seconds | against bare `true` |", "|---|---|---|",
+             "| bare `true` | %s | 1 |" % fmt_range(walls["true"], "%.3f")]
+    if walls["strace"]:
+        lines.append("| `strace -f -o /dev/null -- true` | %s | +%.3f s |" % (
+            fmt_range(walls["strace"], "%.3f"), med["strace"] - med["true"]))
+    lines += ["| `pgrptrace -- true` | %s | +%.3f s |" % (
+                  fmt_range(walls["pgrptrace"], "%.3f"), med["pgrptrace"] - med["true"]),
+              "| start to the first event an outside probe sees | %s | |" %
+              fmt_range(first, "%.3f"),
+              "| the command's exit to pgrptrace's | %s | |" % fmt_range(stop, "%.3f")]
+    return "\n".join(lines) + "\n"
+
+
 def html_table(cfg, tmp, procs=5000, runs=3):
     """--html for a recording of @procs processes: the page's size, the time
     to write it, and headless chromium's time to draw it against a blank page."""
@@ -854,6 +918,8 @@ def main():
     ap.add_argument("--skip-extra", action="store_true", help="no memory or replay figures")
     ap.add_argument("--tree-procs", type=int, default=10000,
                     help="live processes for the full-screen tree's figure")
+    ap.add_argument("--startstop-only", action="store_true",
+                    help="only the start and stop figures, printed (not written to --out)")
     ap.add_argument("--seek-only", action="store_true",
                     help="only the --at and --html figures, printed (not written to --out)")
     ap.add_argument("--tree-only", action="store_true",
@@ -865,6 +931,13 @@ def main():
     ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)      # PR_SET_CHILD_SUBREAPER
     if cfg.tree_only:
         print(tree_table(cfg, cfg.tree_procs))
+        return
+    if cfg.startstop_only:
+        tmp = tempfile.mkdtemp(prefix="pgt-bench-")
+        try:
+            print(startstop_table(cfg, tmp))
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
         return
     if cfg.seek_only:
         tmp = tempfile.mkdtemp(prefix="pgt-bench-")
@@ -955,6 +1028,7 @@ def main():
         out.append(seek_table(cfg, tmp, rec))
         os.unlink(rec)
         out.append(html_table(cfg, tmp))
+        out.append(startstop_table(cfg, tmp))
     out.append("Total bench time: %.0f s." % (time.monotonic() - started))
     text = "\n".join(out)
     print(text)
