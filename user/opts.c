@@ -226,20 +226,38 @@ static long long parse_int(struct argp_state *state, const char *what, const cha
 	return v;
 }
 
+/*
+ * A byte count: digits, then K, M or G (powers of 1024), nothing else (no
+ * sign, no blank). Returns false for anything else, or an overflow.
+ */
+static bool scan_bytes(const char *arg, unsigned long long *v)
+{
+	unsigned int shift = 0;
+	char *end;
+
+	if (arg[0] < '0' || arg[0] > '9')
+		return false;
+	errno = 0;
+	*v = strtoull(arg, &end, 10);
+	if (errno)
+		return false;
+	if (*end == 'k' || *end == 'K')
+		shift = 10;
+	else if (*end == 'm' || *end == 'M')
+		shift = 20;
+	else if (*end == 'g' || *end == 'G')
+		shift = 30;
+	if (shift && (end++, *v > (~0ULL >> shift)))
+		return false;
+	*v <<= shift;
+	return *end == '\0';
+}
+
 static __u32 parse_size(struct argp_state *state, const char *arg)
 {
 	unsigned long long v;
-	char *end;
 
-	errno = 0;
-	v = strtoull(arg, &end, 10);
-	if (!errno && end != arg) {
-		if (!strcasecmp(end, "k"))
-			v <<= 10, end++;
-		else if (!strcasecmp(end, "m"))
-			v <<= 20, end++;
-	}
-	if (errno || end == arg || *end || v < 4096 || v > (1ULL << 30) || (v & (v - 1)))
+	if (!scan_bytes(arg, &v) || v < 4096 || v > (1ULL << 30) || (v & (v - 1)))
 		argp_error(state, "bad ring buffer size '%s': want a power of two from 4K to 1024M",
 			   arg);
 	return (__u32)v;
@@ -249,15 +267,8 @@ static __u32 parse_size(struct argp_state *state, const char *arg)
 static size_t parse_queue(struct argp_state *state, const char *what, const char *arg)
 {
 	unsigned long long v;
-	char *end;
 
-	errno = 0;
-	v = strtoull(arg, &end, 10);
-	if (!errno && end != arg && (*end == 'k' || *end == 'K'))
-		v <<= 10, end++;
-	else if (!errno && end != arg && (*end == 'm' || *end == 'M'))
-		v <<= 20, end++;
-	if (errno || end == arg || *end || v < 65536 || v > (1ULL << 30))
+	if (!scan_bytes(arg, &v) || v < 65536 || v > (1ULL << 30))
 		argp_error(state, "bad %s '%s': want 64K to 1024M", what, arg);
 	return (size_t)v;
 }
@@ -266,17 +277,8 @@ static size_t parse_queue(struct argp_state *state, const char *what, const char
 static __u64 parse_every(struct argp_state *state, const char *arg)
 {
 	unsigned long long v;
-	char *end;
 
-	errno = 0;
-	v = strtoull(arg, &end, 10);
-	if (!errno && end != arg && (*end == 'k' || *end == 'K'))
-		v <<= 10, end++;
-	else if (!errno && end != arg && (*end == 'm' || *end == 'M'))
-		v <<= 20, end++;
-	else if (!errno && end != arg && (*end == 'g' || *end == 'G'))
-		v <<= 30, end++;
-	if (errno || end == arg || *end || arg[0] == '-' || (v && (v < 65536 || v > (16ULL << 30))))
+	if (!scan_bytes(arg, &v) || (v && (v < 65536 || v > (16ULL << 30))))
 		argp_error(state, "bad --checkpoint-every '%s': want 0, or 64K to 16G", arg);
 	return v;
 }
