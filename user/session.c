@@ -354,7 +354,14 @@ int session__close(struct tracer *s, int ret, const volatile sig_atomic_t *stop)
 	if (ret != 0)
 		command__reap(&s->cmd, true, stop);
 	intake__free(&s->in);
-	if (s->loader.skel)
+	/*
+	 * A trace hands its links to a child that releases them after we exit;
+	 * a one-shot look (--snapshot, --fate, --verify alone) releases its
+	 * own: it leaves no child behind to be seen adopted.
+	 */
+	if (s->loader.skel && (o->snapshot || o->fate || (o->verify && !o->cmd)))
+		loader__stop(&s->loader);
+	else if (s->loader.skel)
 		loader__release(&s->loader);
 	/* Records an output or the collector never got (counted as the queues drained). */
 	if (output__close(s->out) || syslog__lost(s->syslog))

@@ -445,6 +445,7 @@ static bool hand_over(struct loader *l)
 	const struct bpf_object_skeleton *s = l->skel->skeleton;
 	pthread_t threads[128];
 	int keep[128], n = 0, i, fd;
+	char name[17] = "";
 	unsigned int from = 0;
 	pid_t pid;
 
@@ -454,13 +455,15 @@ static bool hand_over(struct loader *l)
 	if (l->iter_link && (fd = bpf_link__fd(l->iter_link)) >= 0)
 		keep[n++] = fd;
 	qsort(keep, (size_t)n, sizeof(keep[0]), by_value);
-	pid = fork();
-	if (pid < 0)
-		return false;
-	if (pid > 0)
-		return true;
-	/* The child: async-signal-safe calls only (the parent has threads). */
+	/* Born with its name: a tracer that sees it adopted names it so. */
+	prctl(PR_GET_NAME, name, 0, 0, 0);
 	prctl(PR_SET_NAME, "pgrptrace-links", 0, 0, 0);
+	pid = fork();
+	if (pid != 0) {
+		prctl(PR_SET_NAME, name, 0, 0, 0);
+		return pid > 0;
+	}
+	/* The child: async-signal-safe calls only (the parent has threads). */
 	for (i = 0; i < n; i++) {
 		if ((unsigned int)keep[i] > from)
 			syscall(SYS_close_range, from, (unsigned int)keep[i] - 1, 0);
