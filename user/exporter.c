@@ -11,6 +11,7 @@
 #include "clock.h"
 #include "exporter.h"
 #include "hooks.h"
+#include "procfs.h"
 #include "session.h"
 #include "msg.h"
 
@@ -106,30 +107,16 @@ static void model_gauges(const struct model *m, struct metrics_gauges *g)
 /* This process, from /proc/self. */
 static void self_gauges(const struct exporter *e, struct metrics_gauges *g)
 {
-	unsigned long long utime = 0, stime = 0, start = 0, vsize = 0;
-	long long rss = 0;
+	struct proc_stat st;
 	struct rlimit rl;
-	char buf[1024], *p;
 	struct dirent *d;
-	FILE *f;
 	DIR *dir;
-	int n;
 
-	f = fopen("/proc/self/stat", "re");
-	n = f ? (int)fread(buf, 1, sizeof(buf) - 1, f) : 0;
-	if (f)
-		fclose(f);
-	buf[n > 0 ? n : 0] = '\0';
-	p = strrchr(buf, ')');
-	/* After the comm: state is field 3; utime 14, stime 15, starttime 22, vsize 23, rss 24. */
-	if (p && sscanf(p + 2,
-			"%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %*d %*d %*d %*d "
-			"%*d %*d %llu %llu %lld",
-			&utime, &stime, &start, &vsize, &rss) == 5) {
-		g->cpu_seconds = (double)(utime + stime) / (double)e->tick;
-		g->start_time_seconds = e->boot_time + (double)start / (double)e->tick;
-		g->virtual_bytes = vsize;
-		g->resident_bytes = (__u64)rss * e->page_size;
+	if (!procfs__read_stat(getpid(), &st)) {
+		g->cpu_seconds = (double)(st.utime + st.stime) / (double)e->tick;
+		g->start_time_seconds = e->boot_time + (double)st.start_ticks / (double)e->tick;
+		g->virtual_bytes = st.vsize;
+		g->resident_bytes = (__u64)st.rss * e->page_size;
 	}
 	dir = opendir("/proc/self/fd");
 	while (dir && (d = readdir(dir)))

@@ -68,7 +68,7 @@ int intake__checkpoint(struct intake *in)
 	struct sbuf b = {};
 	int err;
 
-	if (!in->record || !in->record->f || in->record->err)
+	if (!in->record || !in->record->f || in->record->err || !in->checkpoint_every)
 		return 0;
 	err = checkpoint__dump(in->pl->model, &b);
 	/* A replay written again is at its records' time, not ours. */

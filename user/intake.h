@@ -38,7 +38,8 @@ int intake__open(struct intake *in, int fd);
 int intake__record(void *ctx, void *data, size_t size);
 /*
  * A checkpoint of the model into --record, which must hold every record
- * written (not while the snapshot queues them). Returns 0 or -errno (said).
+ * written (not while the snapshot queues them); nothing without --record or
+ * with --checkpoint-every 0. Returns 0 or -errno (said).
  */
 int intake__checkpoint(struct intake *in);
 /* Wait up to @timeout_ms for records and take them (a budget's worth). Returns 0 or -errno. */

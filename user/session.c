@@ -341,7 +341,7 @@ int session__close(struct tracer *s, int ret, const volatile sig_atomic_t *stop)
 		bool said = s->record.err;
 
 		/* The model as it ends, for --at near the end (not after a failure: it may lag). */
-		if (!said && ret == 0 && o->checkpoint_every)
+		if (!said && ret == 0)
 			said = intake__checkpoint(&s->in) != 0;
 
 		werr = rec__close(&s->record);

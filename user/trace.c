@@ -326,7 +326,7 @@ static int start_tracing(struct tracer *s, const struct loader_cfg *lcfg, __u64 
 	if (s->page && !s->filtering)
 		page__begin(s->page, s->model, clock_ns(CLOCK_BOOTTIME));
 	/* The machine as the snapshot read it: --at knows every process from here. */
-	if (o->record && o->checkpoint_every && intake__checkpoint(&s->in))
+	if (intake__checkpoint(&s->in))
 		return -1;
 	if (s->exporter)
 		exporter__tick(s->exporter, s, 0); /* a page from the first scrape on */

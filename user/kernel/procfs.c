@@ -62,10 +62,12 @@ int procfs__read_stat(pid_t pid, struct proc_stat *st)
 	if (n > sizeof(st->comm) - 1)
 		n = sizeof(st->comm) - 1;
 	memcpy(st->comm, open_paren + 1, n);
+	/* Fields 3 to 24 of proc(5). */
 	if (sscanf(close_paren + 2,
-		   "%c %d %d %d %u %d %u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
+		   "%c %d %d %d %u %d %u %*u %*u %*u %*u %llu %llu %*d %*d %*d %*d %*d %*d %llu "
+		   "%llu %lld",
 		   &st->state, &st->ppid, &st->pgid, &st->sid, &st->tty_nr, &st->tpgid, &st->flags,
-		   &st->start_ticks) != 8)
+		   &st->utime, &st->stime, &st->start_ticks, &st->vsize, &st->rss) != 12)
 		return -EINVAL;
 	snprintf(path, sizeof(path), "/proc/%d", pid);
 	if (stat(path, &sb) == 0)

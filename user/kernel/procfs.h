@@ -11,10 +11,13 @@
 struct proc_stat {
 	pid_t pid, ppid, pgid, sid, tpgid;
 	__u32 tty_nr;
-	__u32 flags;			/* PF_* */
-	__u32 uid;			/* owner of /proc/PID */
-	unsigned long long start_ticks; /* clock ticks since boot */
-	char state;			/* R, S, Z, ... */
+	__u32 flags;			 /* PF_* */
+	__u32 uid;			 /* owner of /proc/PID */
+	unsigned long long start_ticks;	 /* clock ticks since boot */
+	unsigned long long utime, stime; /* CPU time, in clock ticks */
+	unsigned long long vsize;	 /* virtual memory, bytes */
+	long long rss;			 /* resident memory, pages */
+	char state;			 /* R, S, Z, ... */
 	char comm[16];
 };
 

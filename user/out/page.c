@@ -137,12 +137,22 @@ struct page *page__new(const char *login)
 	return pg;
 }
 
+static void free_series(struct series **table)
+{
+	struct series *s, *tmp;
+
+	HASH_ITER(hh, *table, s, tmp) {
+		HASH_DEL(*table, s);
+		free(s->v);
+		free(s);
+	}
+}
+
 void page__free(struct page *pg)
 {
 	struct pp *p, *ptmp;
 	struct by_pid *b, *btmp;
 	struct login *l, *ltmp;
-	struct series *s, *stmp;
 	unsigned int i;
 
 	if (!pg)
@@ -162,16 +172,8 @@ void page__free(struct page *pg)
 		HASH_DEL(pg->logins, l);
 		free(l);
 	}
-	HASH_ITER(hh, pg->sessions, s, stmp) {
-		HASH_DEL(pg->sessions, s);
-		free(s->v);
-		free(s);
-	}
-	HASH_ITER(hh, pg->ttys, s, stmp) {
-		HASH_DEL(pg->ttys, s);
-		free(s->v);
-		free(s);
-	}
+	free_series(&pg->sessions);
+	free_series(&pg->ttys);
 	for (i = 0; i < pg->nmarks; i++) {
 		free(pg->marks[i].text);
 		free(pg->marks[i].rcpt);
