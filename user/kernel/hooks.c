@@ -10,6 +10,7 @@
 #include <string.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include "kbtf.h"
 #include "probes.h"
 #include "hooks.h"
 #include "pgrptrace.skel.h"
@@ -101,31 +102,47 @@ static const struct {
 	},
 };
 
+/* The function an fentry/fexit program attaches to, from its section name. */
+static const char *attach_fn(struct pgrptrace_bpf *skel, size_t prog)
+{
+	const char *sec = bpf_program__section_name(prog_at(skel, prog));
+	const char *fn = strchr(sec, '/');
+
+	return fn ? fn + 1 : sec;
+}
+
 /*
  * Whether the kernel's BTF has every function that syscall hook @h's fentry
  * programs attach to; else the first it lacks goes in sys_hooks[h].missing,
- * and the hook keeps its tracepoints at the fentry level.
+ * and the hook keeps its tracepoints at the fentry level. The functions of
+ * every hook are looked up at the first call, in one scan (kbtf.c).
  */
 static bool sys_hook_fentry_ok(struct pgrptrace_bpf *skel, enum sys_hook h)
 {
-	struct btf *vmlinux = probes__kernel_btf();
-	const char *sec, *fn;
-	int i;
+	struct kbtf_query q[SYS_HOOKS * MAX_SYS_PROGS];
+	int n = 0, i, k, err;
 
 	if (sys_hooks[h].decided)
 		return sys_hooks[h].fentry;
-	sys_hooks[h].decided = true;
-	for (i = 0; i < MAX_SYS_PROGS && sys_progs[h].fe[i]; i++) {
-		sec = bpf_program__section_name(prog_at(skel, sys_progs[h].fe[i]));
-		fn = strchr(sec, '/');
-		fn = fn ? fn + 1 : sec;
-		if (!vmlinux || btf__find_by_name_kind(vmlinux, fn, BTF_KIND_FUNC) < 0) {
-			snprintf(sys_hooks[h].missing, sizeof(sys_hooks[h].missing), "%s", fn);
-			return false;
+	for (k = 0; k < SYS_HOOKS; k++)
+		for (i = 0; i < MAX_SYS_PROGS && sys_progs[k].fe[i]; i++)
+			q[n++] = (struct kbtf_query){ .name = attach_fn(skel, sys_progs[k].fe[i]),
+						      .kind = BTF_KIND_FUNC };
+	err = kbtf__find(KBTF_VMLINUX, q, n);
+	n = 0;
+	for (k = 0; k < SYS_HOOKS; k++) {
+		sys_hooks[k].decided = true;
+		sys_hooks[k].fentry = true;
+		for (i = 0; i < MAX_SYS_PROGS && sys_progs[k].fe[i]; i++, n++) {
+			if (q[n].id > 0 || !sys_hooks[k].fentry)
+				continue;
+			sys_hooks[k].fentry = false;
+			snprintf(sys_hooks[k].missing, sizeof(sys_hooks[k].missing), "%s%s%s",
+				 q[n].name, err ? ": cannot read the kernel's BTF: " : "",
+				 err ? strerror(-err) : "");
 		}
 	}
-	sys_hooks[h].fentry = true;
-	return true;
+	return sys_hooks[h].fentry;
 }
 
 const char *hooks__sys_hook(enum sys_hook h, enum hook_level level, const char **missing)

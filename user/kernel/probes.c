@@ -13,6 +13,7 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include "kbtf.h"
 #include "probes.h"
 #include "msg.h"
 
@@ -29,17 +30,41 @@ bool probes__caps(void)
 #undef HAS
 }
 
-/* The kernel's own BTF, parsed once: which functions the fentry programs can hook. */
-struct btf *probes__kernel_btf(void)
-{
-	static struct btf *vmlinux;
-	static bool tried;
+/*
+ * The kernel functions the probes and the fentry level ask about, found in
+ * one scan of the kernel's BTF (kbtf.c), not a parse of it: libbpf's load
+ * parses it anyway, and a second parse cost 46-50 ms of a start.
+ */
+enum kfunc {
+	KF_DISASSOCIATE_CTTY,
+	KF_TASK_FROM_PID,
+	KF_FIXED,
+};
 
-	if (!tried) {
-		tried = true;
-		vmlinux = btf__load_vmlinux_btf();
+static struct kbtf_query kfuncs[KF_FIXED] = {
+	[KF_DISASSOCIATE_CTTY] = { .name = "disassociate_ctty", .kind = BTF_KIND_FUNC },
+	[KF_TASK_FROM_PID] = { .name = "bpf_task_from_pid", .kind = BTF_KIND_FUNC },
+};
+static int kfuncs_err;
+static bool kfuncs_found;
+
+int probes__kernel_func(const char *name)
+{
+	int i;
+
+	if (!kfuncs_found) {
+		kfuncs_found = true;
+		kfuncs_err = kbtf__find(KBTF_VMLINUX, kfuncs, KF_FIXED);
+		if (kfuncs_err)
+			p_err("cannot read the kernel's BTF (%s): %s", KBTF_VMLINUX,
+			      strerror(-kfuncs_err));
 	}
-	return vmlinux;
+	if (kfuncs_err)
+		return kfuncs_err;
+	for (i = 0; i < KF_FIXED; i++)
+		if (!strcmp(kfuncs[i].name, name))
+			return kfuncs[i].id;
+	return -EINVAL;
 }
 
 /* What this kernel offers, probed once. */
@@ -71,15 +96,12 @@ static bool probe_atomic_fetch(void)
 
 const struct features *probes__features(bool verbose)
 {
-	struct btf *vmlinux;
 	const char *off;
 
 	if (probed)
 		return &kfeat;
 	probed = true;
-	vmlinux = probes__kernel_btf();
-	kfeat.task_from_pid =
-		vmlinux && btf__find_by_name_kind(vmlinux, "bpf_task_from_pid", BTF_KIND_FUNC) > 0;
+	kfeat.task_from_pid = probes__kernel_func("bpf_task_from_pid") > 0;
 	kfeat.loop = libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE, BPF_FUNC_loop, NULL) > 0;
 	kfeat.snprintf = libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE, BPF_FUNC_snprintf, NULL) > 0;
 	kfeat.task_storage = libbpf_probe_bpf_map_type(BPF_MAP_TYPE_TASK_STORAGE, NULL) > 0;
@@ -133,17 +155,15 @@ int probes__fentry(char *why, size_t len)
 	};
 	LIBBPF_OPTS(bpf_prog_load_opts, po, .expected_attach_type = BPF_TRACE_FENTRY);
 	const char *step = "cannot load";
-	struct btf *vmlinux;
 	int id, fd, link, err = 0;
 
-	vmlinux = probes__kernel_btf();
-	if (!vmlinux) {
-		snprintf(why, len, "cannot read kernel BTF: %s", strerror(errno));
+	id = probes__kernel_func("disassociate_ctty");
+	if (id == -ENOENT) {
+		snprintf(why, len, "fentry/disassociate_ctty: not in the kernel's BTF");
 		return -1;
 	}
-	id = btf__find_by_name_kind(vmlinux, "disassociate_ctty", BTF_KIND_FUNC);
 	if (id < 0) {
-		snprintf(why, len, "fentry/disassociate_ctty: not in the kernel's BTF");
+		snprintf(why, len, "cannot read kernel BTF: %s", strerror(-id));
 		return -1;
 	}
 	po.attach_btf_id = id;

@@ -7,8 +7,6 @@
 #include <stddef.h>
 #include "hooks.h"
 
-struct btf;
-
 /* What the kernel offers that the programs can do without, as probed. */
 struct features {
 	bool task_from_pid; /* kfunc bpf_task_from_pid (6.2): the tracepoint level */
@@ -22,8 +20,8 @@ struct features {
 const struct features *probes__features(bool verbose);
 /* Whether privileges allow loading BPF programs. */
 bool probes__caps(void);
-/* The kernel's own BTF, parsed once; NULL if it cannot be read. */
-struct btf *probes__kernel_btf(void);
+/* The BTF id of kernel function @name (disassociate_ctty, bpf_task_from_pid): > 0; -ENOENT if the kernel lacks it; else -errno. */
+int probes__kernel_func(const char *name);
 /* What @level needs that this kernel lacks, in @why: -1; 0 if nothing. */
 int probes__level_missing(enum hook_level level, char *why, size_t len);
 /* Whether fentry programs load and attach here: 0, or -1 with the reason in @why. */

@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Type ids of the kernel's BTF by name, in one pass with one small buffer.
+ *
+ * libbpf's btf__load_vmlinux_btf() reads the 5 MB of /sys/kernel/btf/vmlinux
+ * (4 KiB a read: it is a sysfs file) into one fresh buffer, copies it into
+ * another and indexes every type: 46-50 ms here, most of it page faults on
+ * the fresh memory. The probes that choose a level want a few function ids;
+ * a scan that reuses one 64 KiB buffer takes 2-3 ms. The string section is
+ * searched for each name first (a name may start inside a longer string:
+ * every match counts), then the type section is walked record by record for
+ * a type of the wanted kind whose name is one of those offsets.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <linux/btf.h>
+#include "kbtf.h"
+
+#define KBTF_BUF     65536
+#define KBTF_CANDS   4	 /* offsets of one name in the string section */
+#define KBTF_NAME    128 /* the longest name looked up, with its NUL */
+#define KBTF_KINDS   19	 /* BTF_KIND_ENUM64, the last kind this reader knows */
+#define KBTF_QUERIES 32
+
+struct reader {
+	int fd;
+	__u64 end;  /* end of the section read, in the file */
+	__u64 wpos; /* file offset of buf[0] */
+	size_t len; /* bytes in buf */
+	char buf[KBTF_BUF];
+};
+
+/* Fills the window from file offset @at: at least @need bytes, or -errno. */
+static int fill(struct reader *r, __u64 at, size_t need)
+{
+	ssize_t n;
+
+	r->wpos = at;
+	r->len = 0;
+	while (r->len < sizeof(r->buf) && at + r->len < r->end) {
+		size_t want = sizeof(r->buf) - r->len;
+
+		if (want > r->end - at - r->len)
+			want = r->end - at - r->len;
+		n = pread(r->fd, r->buf + r->len, want, (off_t)(at + r->len));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			break;
+		r->len += (size_t)n;
+	}
+	/* Short of the section's end, a window is full: else the file ended early. */
+	if (r->len < sizeof(r->buf) && at + r->len < r->end)
+		return -EPROTO;
+	return r->len >= need ? 0 : -EPROTO;
+}
+
+struct cands {
+	__u32 off[KBTF_CANDS];
+	int n;
+};
+
+/* Every offset in the string section [@start, @start + @len) where each name is a whole string's tail. */
+static int find_names(struct reader *r, __u64 start, __u32 len, const struct kbtf_query *q, int n,
+		      struct cands *c)
+{
+	size_t keep = 0, overlap = KBTF_NAME - 1;
+	__u64 at = start;
+	int i, err;
+
+	r->end = start + len;
+	while (at < r->end) {
+		err = fill(r, at, 1);
+		if (err)
+			return err;
+		for (i = 0; i < n; i++) {
+			size_t l = strlen(q[i].name) + 1; /* with its NUL */
+			const char *p = r->buf, *hit;
+
+			while ((hit = memmem(p, r->len - (size_t)(p - r->buf), q[i].name, l))) {
+				size_t s = (size_t)(hit - r->buf);
+
+				/* One wholly in the part kept from the last window was counted there. */
+				if (s + l > keep) {
+					if (c[i].n == KBTF_CANDS)
+						return -E2BIG;
+					c[i].off[c[i].n++] = (__u32)(r->wpos + s - start);
+				}
+				p = hit + 1;
+			}
+		}
+		if (r->wpos + r->len >= r->end)
+			break;
+		keep = overlap;
+		at = r->wpos + r->len - keep;
+	}
+	return 0;
+}
+
+/* The bytes that follow a type's struct btf_type, by its kind; -1 for a kind unknown here. */
+static long extra_bytes(__u32 kind, __u32 vlen)
+{
+	switch (kind) {
+	case BTF_KIND_INT:
+	case BTF_KIND_VAR:
+	case 17: /* BTF_KIND_DECL_TAG */
+		return 4;
+	case BTF_KIND_ARRAY:
+		return sizeof(struct btf_array);
+	case BTF_KIND_STRUCT:
+	case BTF_KIND_UNION:
+		return (long)vlen * sizeof(struct btf_member);
+	case BTF_KIND_ENUM:
+		return (long)vlen * sizeof(struct btf_enum);
+	case BTF_KIND_FUNC_PROTO:
+		return (long)vlen * sizeof(struct btf_param);
+	case BTF_KIND_DATASEC:
+		return (long)vlen * sizeof(struct btf_var_secinfo);
+	case 19: /* BTF_KIND_ENUM64: name_off, val_lo32, val_hi32 */
+		return (long)vlen * 12;
+	case BTF_KIND_PTR:
+	case BTF_KIND_FWD:
+	case BTF_KIND_TYPEDEF:
+	case BTF_KIND_VOLATILE:
+	case BTF_KIND_CONST:
+	case BTF_KIND_RESTRICT:
+	case BTF_KIND_FUNC:
+	case 16: /* BTF_KIND_FLOAT */
+	case 18: /* BTF_KIND_TYPE_TAG */
+		return 0;
+	}
+	return -1;
+}
+
+/* Walks the type section [@start, @start + @len): the first type of each query's kind and name. */
+static int find_types(struct reader *r, __u64 start, __u32 len, struct kbtf_query *q, int n,
+		      const struct cands *c)
+{
+	__u64 at = start;
+	__s32 id = 1;
+	int i, j, left = n, err;
+
+	r->end = start + len;
+	r->wpos = start;
+	r->len = 0;
+	while (at < r->end && left) {
+		struct btf_type t;
+		long extra;
+
+		if (at + sizeof(t) > r->wpos + r->len) {
+			err = fill(r, at, sizeof(t));
+			if (err)
+				return err;
+		}
+		memcpy(&t, r->buf + (at - r->wpos), sizeof(t));
+		extra = extra_bytes(BTF_INFO_KIND(t.info), BTF_INFO_VLEN(t.info));
+		if (extra < 0)
+			return -EPROTO;
+		for (i = 0; i < n; i++) {
+			if (q[i].id > 0 || q[i].kind != BTF_INFO_KIND(t.info))
+				continue;
+			for (j = 0; j < c[i].n; j++) {
+				if (c[i].off[j] == t.name_off) {
+					q[i].id = id;
+					left--;
+					break;
+				}
+			}
+		}
+		at += sizeof(t) + (__u64)extra;
+		id++;
+	}
+	return at > r->end ? -EPROTO : 0;
+}
+
+int kbtf__find(const char *path, struct kbtf_query *q, int n)
+{
+	struct cands c[KBTF_QUERIES];
+	struct btf_header h;
+	struct reader *r;
+	struct stat st;
+	__u64 types, strs;
+	int i, err = 0;
+
+	if (n < 0 || n > KBTF_QUERIES)
+		return -EINVAL;
+	for (i = 0; i < n; i++) {
+		q[i].id = -ENOENT;
+		if (strlen(q[i].name) + 1 > KBTF_NAME || q[i].kind > KBTF_KINDS)
+			return -EINVAL;
+	}
+	memset(c, 0, sizeof(c));
+	r = malloc(sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	r->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (r->fd < 0) {
+		err = -errno;
+		free(r);
+		return err;
+	}
+	if (pread(r->fd, &h, sizeof(h), 0) != sizeof(h) || fstat(r->fd, &st)) {
+		err = -EPROTO;
+		goto out;
+	}
+	types = (__u64)h.hdr_len + h.type_off;
+	strs = (__u64)h.hdr_len + h.str_off;
+	if (h.magic != BTF_MAGIC || h.version != BTF_VERSION || h.hdr_len < sizeof(h) ||
+	    (st.st_size > 0 &&
+	     (types + h.type_len > (__u64)st.st_size || strs + h.str_len > (__u64)st.st_size))) {
+		err = -EPROTO;
+		goto out;
+	}
+	err = find_names(r, strs, h.str_len, q, n, c);
+	if (!err)
+		err = find_types(r, types, h.type_len, q, n, c);
+out:
+	close(r->fd);
+	free(r);
+	if (err)
+		for (i = 0; i < n; i++)
+			q[i].id = -ENOENT;
+	return err;
+}

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Type ids of the running kernel's BTF by name, found in one streaming pass
+ * over /sys/kernel/btf/vmlinux instead of a parse of the whole of it.
+ */
+#ifndef __KBTF_H
+#define __KBTF_H
+
+#include <linux/types.h>
+
+#define KBTF_VMLINUX "/sys/kernel/btf/vmlinux"
+
+struct kbtf_query {
+	const char *name;
+	__u32 kind; /* BTF_KIND_* */
+	__s32 id;   /* out: the first type of @kind named @name; -ENOENT if none */
+};
+
+/*
+ * Looks up the @n queries in the BTF at @path (KBTF_VMLINUX for the
+ * kernel's) in one pass: 0, or -errno if it cannot be read or is not BTF
+ * this reader knows (then every id is -ENOENT; a caller may parse it whole).
+ */
+int kbtf__find(const char *path, struct kbtf_query *q, int n);
+
+#endif /* __KBTF_H */
