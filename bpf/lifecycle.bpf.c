@@ -66,6 +66,8 @@ static __always_inline int handle_fork(struct task_struct *parent, struct task_s
 struct exec_scratch {
 	struct pgt_exec e;
 	char slack[NAME_READ];
+	__u64 root_dentry; /* the task's root, where a path walk ends */
+	__u64 root_mnt;
 };
 
 struct {
@@ -113,9 +115,10 @@ static __always_inline void exec_args(struct pgt_exec *e, struct mm_struct *mm)
  * "/memfd:NAME (deleted)"): its name alone is written.
  */
 static __always_inline bool at_top(struct dentry *dentry, struct vfsmount *vfsmnt,
-				   struct mount *mnt, const struct path *root)
+				   struct mount *mnt, struct dentry *root_dentry,
+				   struct vfsmount *root_mnt)
 {
-	if (dentry == BPF_CORE_READ(root, dentry) && vfsmnt == BPF_CORE_READ(root, mnt))
+	if (dentry == root_dentry && vfsmnt == root_mnt)
 		return true;
 	if (dentry == BPF_CORE_READ(vfsmnt, mnt_root))
 		return BPF_CORE_READ(mnt, mnt_parent) == mnt; /* the namespace's root */
@@ -123,8 +126,9 @@ static __always_inline bool at_top(struct dentry *dentry, struct vfsmount *vfsmn
 }
 
 static __always_inline bool walk_path(struct pgt_exec *e, struct dentry *dentry,
-				      struct vfsmount *vfsmnt, const struct path *root, __u32 *pos,
-				      __u32 end, __u32 *marks, __u32 deleted, __u32 anon)
+				      struct vfsmount *vfsmnt, struct dentry *root_dentry,
+				      struct vfsmount *root_mnt, __u32 *pos, __u32 end,
+				      __u32 *marks, __u32 deleted, __u32 anon)
 {
 	size_t off = bpf_core_field_offset(struct mount, mnt);
 	struct mount *mnt = (void *)vfsmnt - off;
@@ -139,7 +143,7 @@ static __always_inline bool walk_path(struct pgt_exec *e, struct dentry *dentry,
 	if (parent != dentry && !BPF_CORE_READ(dentry, d_hash.pprev))
 		*marks |= deleted;
 	else if (parent == dentry && dentry != BPF_CORE_READ(vfsmnt, mnt_root) &&
-		 (dentry != BPF_CORE_READ(root, dentry) || vfsmnt != BPF_CORE_READ(root, mnt))) {
+		 (dentry != root_dentry || vfsmnt != root_mnt)) {
 		if (p >= end || end - p < 2)
 			goto cut;
 		name = BPF_CORE_READ(dentry, d_name.name);
@@ -157,7 +161,7 @@ static __always_inline bool walk_path(struct pgt_exec *e, struct dentry *dentry,
 		return true;
 	}
 	for (int i = 0; i < PATH_DEPTH; i++) {
-		if (dentry == BPF_CORE_READ(root, dentry) && vfsmnt == BPF_CORE_READ(root, mnt))
+		if (dentry == root_dentry && vfsmnt == root_mnt)
 			goto done;
 		mnt_root = BPF_CORE_READ(vfsmnt, mnt_root);
 		if (dentry == mnt_root) {
@@ -185,7 +189,7 @@ static __always_inline bool walk_path(struct pgt_exec *e, struct dentry *dentry,
 		dentry = parent;
 	}
 	/* A walk of exactly PATH_DEPTH steps ends at the top: whole. */
-	if (at_top(dentry, vfsmnt, mnt, root))
+	if (at_top(dentry, vfsmnt, mnt, root_dentry, root_mnt))
 		goto done;
 cut:
 	*pos = p;
@@ -193,6 +197,43 @@ cut:
 done:
 	*pos = p;
 	return true;
+}
+
+/*
+ * walk_path() into the exec being built, as a global function: the verifier
+ * checks it once per program, where inlined at its two walks it checked the
+ * 40 steps twice. Numbers in and out, as 5.10 requires of a global
+ * function, and at most five: the walk's start, its position and end (low
+ * and high halves), the marks it may set (deleted, anon); out, the position
+ * after it in the low half, the marks above it, and bit 63 when the walk
+ * reached the top. The root it stops at is in the scratch value.
+ */
+__noinline __u64 walk_path_into_exec(__u64 dentry, __u64 vfsmnt, __u64 pos_end, __u64 mark_bits)
+{
+	__u32 zero = 0, marks = 0, pos = (__u32)pos_end;
+	struct exec_scratch *s;
+	bool whole;
+
+	s = bpf_map_lookup_elem(&exec_scratch, &zero);
+	if (!s)
+		return pos;
+	whole = walk_path(&s->e, (struct dentry *)(long)dentry, (struct vfsmount *)(long)vfsmnt,
+			  (struct dentry *)(long)s->root_dentry,
+			  (struct vfsmount *)(long)s->root_mnt, &pos, pos_end >> 32, &marks,
+			  (__u32)mark_bits, mark_bits >> 32);
+	return pos | (__u64)marks << 32 | (__u64)whole << 63;
+}
+
+/* One walk: its flags (@has, and @cut if it stopped short), the position and marks updated. */
+static __always_inline __u32 walk(__u64 dentry, __u64 vfsmnt, __u32 *pos, __u32 end, __u32 *marks,
+				  __u32 deleted, __u32 anon, __u32 has, __u32 cut)
+{
+	__u64 r = walk_path_into_exec(dentry, vfsmnt, *pos | (__u64)end << 32,
+				      deleted | (__u64)anon << 32);
+
+	*pos = (__u32)r;
+	*marks |= (__u32)(r >> 32) & ~(1U << 31);
+	return r >> 63 ? has : has | cut;
 }
 
 static __always_inline int handle_exec(struct task_struct *p, pid_t old_pid, const char *filename)
@@ -226,23 +267,23 @@ static __always_inline int handle_exec(struct task_struct *p, pid_t old_pid, con
 	pos = e->args_len;
 	if (bpf_core_read(&root, sizeof(root), &fs->root))
 		goto out;
+	s->root_dentry = (__u64)(long)root.dentry;
+	s->root_mnt = (__u64)(long)root.mnt;
 	/* The working directory, then the executable (/proc/PID/exe: after a
 	 * #! line, the interpreter), each with its own share of data[]. */
 	end = pos + PGT_EXEC_PATH_MAX;
 	if (fs) {
-		e->flags |= walk_path(e, BPF_CORE_READ(fs, pwd.dentry), BPF_CORE_READ(fs, pwd.mnt),
-				      &root, &pos, end, &marks, PGT_EXEC_CWD_DELETED, 0) ?
-				    PGT_EXEC_HAS_CWD :
-				    PGT_EXEC_HAS_CWD | PGT_EXEC_CWD_CUT;
+		e->flags |= walk((__u64)(long)BPF_CORE_READ(fs, pwd.dentry),
+				 (__u64)(long)BPF_CORE_READ(fs, pwd.mnt), &pos, end, &marks,
+				 PGT_EXEC_CWD_DELETED, 0, PGT_EXEC_HAS_CWD, PGT_EXEC_CWD_CUT);
 		e->cwd_len = pos - e->args_len;
 	}
 	end = pos + PGT_EXEC_PATH_MAX;
 	if (exe) {
-		e->flags |= walk_path(e, BPF_CORE_READ(exe, f_path.dentry),
-				      BPF_CORE_READ(exe, f_path.mnt), &root, &pos, end, &marks,
-				      PGT_EXEC_EXE_DELETED, PGT_EXEC_EXE_ANON) ?
-				    PGT_EXEC_HAS_EXE :
-				    PGT_EXEC_HAS_EXE | PGT_EXEC_EXE_CUT;
+		e->flags |= walk((__u64)(long)BPF_CORE_READ(exe, f_path.dentry),
+				 (__u64)(long)BPF_CORE_READ(exe, f_path.mnt), &pos, end, &marks,
+				 PGT_EXEC_EXE_DELETED, PGT_EXEC_EXE_ANON, PGT_EXEC_HAS_EXE,
+				 PGT_EXEC_EXE_CUT);
 		e->exe_len = pos - e->args_len - e->cwd_len;
 	}
 out:

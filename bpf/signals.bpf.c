@@ -370,15 +370,20 @@ static __always_inline void classify(struct task_struct *current_task, struct ta
  * process on the group's pid list, which cannot change while the kernel
  * loops (it holds tasklist_lock). 0 past PGRP_COUNT_MAX.
  */
-static __always_inline __u32 pgrp_size(struct task_struct *t)
+__noinline __u32 pgrp_size_of(__u64 pgrp_ptr)
 {
-	struct pid *pgrp = BPF_CORE_READ(t, signal, pids[pidtype_pgid()]);
+	struct pid *pgrp = (struct pid *)(long)pgrp_ptr;
 	struct hlist_node *n = BPF_CORE_READ(pgrp, tasks[pidtype_pgid()].first);
 	__u32 i;
 
 	for (i = 0; i < PGRP_COUNT_MAX && n; i++)
 		n = BPF_CORE_READ(n, next);
 	return n ? 0 : i;
+}
+
+static __always_inline __u32 pgrp_size(struct task_struct *t)
+{
+	return pgrp_size_of((__u64)(long)BPF_CORE_READ(t, signal, pids[pidtype_pgid()]));
 }
 
 /*

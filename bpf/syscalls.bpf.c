@@ -71,10 +71,14 @@ static __always_inline __s32 pid_nr_at(struct pid *pid, unsigned int level)
 	return up.nr;
 }
 
-/* Of @parent's children (the ones this thread forked), the one numbered @vnr at @level. */
-static __always_inline struct task_struct *child_by_nr(struct task_struct *parent,
-						       unsigned int level, __s32 vnr)
+/*
+ * Of @parent's children (the ones this thread forked), the one numbered @vnr
+ * at @level. A global function: the verifier checks it once per program, not
+ * at each call; its signature holds numbers only, as 5.10 requires.
+ */
+__noinline __u64 child_by_nr(__u64 parent_ptr, unsigned int level, __s32 vnr)
 {
+	struct task_struct *parent = (struct task_struct *)(long)parent_ptr;
 	size_t off = bpf_core_field_offset(struct task_struct, sibling);
 	void *head = (void *)parent + bpf_core_field_offset(struct task_struct, children);
 	struct list_head *pos = BPF_CORE_READ(parent, children.prev);
@@ -84,10 +88,10 @@ static __always_inline struct task_struct *child_by_nr(struct task_struct *paren
 	for (i = 0; i < MAX_CHILD_SCAN && pos && (void *)pos != head; i++) {
 		c = (struct task_struct *)((void *)pos - off);
 		if (pid_nr_at(BPF_CORE_READ(c, thread_pid), level) == vnr)
-			return c;
+			return (__u64)(long)c;
 		pos = BPF_CORE_READ(c, sibling.prev);
 	}
-	return NULL;
+	return 0;
 }
 
 /*
@@ -110,9 +114,9 @@ static __always_inline struct task_struct *setpgid_target(__s32 vnr)
 		return NULL;
 	if (pid_nr_at(BPF_CORE_READ(leader, thread_pid), level) == vnr)
 		return leader;
-	c = child_by_nr(cur, level, vnr);
+	c = (struct task_struct *)(long)child_by_nr((__u64)(long)cur, level, vnr);
 	if (!c && leader != cur)
-		c = child_by_nr(leader, level, vnr);
+		c = (struct task_struct *)(long)child_by_nr((__u64)(long)leader, level, vnr);
 	return c;
 }
 

@@ -64,6 +64,9 @@ struct facts {
 			{ "atomic_fetch", (f)->atomic_fetch,                        \
 			  "instruction, 5.12: else records are numbered "           \
 			  "by the boot clock" },                                    \
+			{ "mem_alloc", (f)->mem_alloc,                              \
+			  "allocator, 6.1: else a syscall's state is in a hash "    \
+			  "preallocated at start" },                                \
 	}
 
 struct feature_row {

@@ -63,11 +63,11 @@ REFUSED = {
 # What --check must find each kernel offering (kernel-notes.md section 9).
 FEATURES = {
     "bullseye": {"bpf_task_from_pid": False, "bpf_loop": False, "bpf_snprintf": False,
-                 "task_storage": False, "atomic_fetch": False},
+                 "task_storage": False, "atomic_fetch": False, "mem_alloc": False},
     "bookworm": {"bpf_task_from_pid": False, "bpf_loop": True, "bpf_snprintf": True,
-                 "task_storage": True, "atomic_fetch": True},
+                 "task_storage": True, "atomic_fetch": True, "mem_alloc": True},
     "trixie": {"bpf_task_from_pid": True, "bpf_loop": True, "bpf_snprintf": True,
-               "task_storage": True, "atomic_fetch": True},
+               "task_storage": True, "atomic_fetch": True, "mem_alloc": True},
 }
 
 

@@ -52,7 +52,7 @@ t.eq(c["level"], next(l for l in LEVELS if ok[l]), "check: the level used is the
 # This kernel has them all, unless the fallbacks are asked for.
 off = os.environ.get("PGRPTRACE_TEST_NO_FEATURES") == "all"
 t.eq(c["features"], {"bpf_task_from_pid": True, "bpf_loop": not off, "bpf_snprintf": not off,
-                      "task_storage": not off, "atomic_fetch": not off},
+                      "task_storage": not off, "atomic_fetch": not off, "mem_alloc": not off},
      "check: the features this kernel offers")
 ev = {e["event"]: e for e in c["events"]}
 t.eq(ev["fork"]["hook"], {"fentry": "tp_btf/sched_process_fork",

@@ -38,12 +38,14 @@ bool probes__caps(void)
 enum kfunc {
 	KF_DISASSOCIATE_CTTY,
 	KF_TASK_FROM_PID,
+	KF_MEM_ALLOC,
 	KF_FIXED,
 };
 
 static struct kbtf_query kfuncs[KF_FIXED] = {
 	[KF_DISASSOCIATE_CTTY] = { .name = "disassociate_ctty", .kind = BTF_KIND_FUNC },
 	[KF_TASK_FROM_PID] = { .name = "bpf_task_from_pid", .kind = BTF_KIND_FUNC },
+	[KF_MEM_ALLOC] = { .name = "bpf_mem_alloc_init", .kind = BTF_KIND_FUNC },
 };
 static int kfuncs_err;
 static bool kfuncs_found;
@@ -106,9 +108,11 @@ const struct features *probes__features(bool verbose)
 	kfeat.snprintf = libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE, BPF_FUNC_snprintf, NULL) > 0;
 	kfeat.task_storage = libbpf_probe_bpf_map_type(BPF_MAP_TYPE_TASK_STORAGE, NULL) > 0;
 	kfeat.atomic_fetch = probe_atomic_fetch();
+	/* BPF's own allocator (6.1): a tracing program may use a hash allocated as it fills. */
+	kfeat.mem_alloc = probes__kernel_func("bpf_mem_alloc_init") > 0;
 	/*
 	 * Testing aid: PGRPTRACE_TEST_NO_FEATURES=loop,snprintf,task_storage,
-	 * atomic_fetch (or all) takes the fallbacks of an older kernel on this one.
+	 * atomic_fetch,mem_alloc (or all) takes the fallbacks of an older kernel on this one.
 	 */
 	if ((off = getenv("PGRPTRACE_TEST_NO_FEATURES"))) {
 		bool all = !strcmp(off, "all");
@@ -117,13 +121,14 @@ const struct features *probes__features(bool verbose)
 		kfeat.snprintf &= !all && !strstr(off, "snprintf");
 		kfeat.task_storage &= !all && !strstr(off, "task_storage");
 		kfeat.atomic_fetch &= !all && !strstr(off, "atomic_fetch");
+		kfeat.mem_alloc &= !all && !strstr(off, "mem_alloc");
 	}
 	if (verbose)
 		p_err("kernel offers: bpf_task_from_pid %s, bpf_loop %s, "
-		      "bpf_snprintf %s, task storage %s, atomic fetch %s",
+		      "bpf_snprintf %s, task storage %s, atomic fetch %s, BPF allocator %s",
 		      kfeat.task_from_pid ? "yes" : "no", kfeat.loop ? "yes" : "no",
 		      kfeat.snprintf ? "yes" : "no", kfeat.task_storage ? "yes" : "no",
-		      kfeat.atomic_fetch ? "yes" : "no");
+		      kfeat.atomic_fetch ? "yes" : "no", kfeat.mem_alloc ? "yes" : "no");
 	return &kfeat;
 }
 

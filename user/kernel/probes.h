@@ -14,13 +14,15 @@ struct features {
 	bool snprintf;	    /* bpf_snprintf (5.13); else /proc/kallsyms */
 	bool task_storage;  /* task storage (5.11); else an LRU hash */
 	bool atomic_fetch;  /* atomic fetch-and-add (5.12); else the boot clock numbers */
+	bool mem_alloc;	    /* BPF's allocator (6.1); else syscall state in a preallocated hash */
 };
 
 /* Probed at the first call (said with @verbose), the same after. */
 const struct features *probes__features(bool verbose);
 /* Whether privileges allow loading BPF programs. */
 bool probes__caps(void);
-/* The BTF id of kernel function @name (disassociate_ctty, bpf_task_from_pid): > 0; -ENOENT if the kernel lacks it; else -errno. */
+/* The BTF id of kernel function @name (disassociate_ctty, bpf_task_from_pid,
+ * bpf_mem_alloc_init): > 0; -ENOENT if the kernel lacks it; else -errno. */
 int probes__kernel_func(const char *name);
 /* What @level needs that this kernel lacks, in @why: -1; 0 if nothing. */
 int probes__level_missing(enum hook_level level, char *why, size_t len);
