@@ -67,9 +67,11 @@ CFLAGS		?= -g -O2
 ALL_CFLAGS	:= $(CFLAGS) $(SAN_FLAGS) $(WARNINGS) -std=gnu11 -D_GNU_SOURCE -MMD -MP \
 		   -DPGRPTRACE_VERSION='"$(VERSION)"' \
 		   -Ibpf $(USER_INC) -I$(OUTPUT) $(EXTRA_CFLAGS)
-LIBS		:= $(shell $(PKG_CONFIG) --libs libbpf zlib libsystemd ncursesw libmicrohttpd \
-		     2>/dev/null || echo -lbpf -lelf -lz -lsystemd -lncursesw -ltinfo -lmicrohttpd) \
-		   -lpthread
+# libsystemd and libmicrohttpd are loaded when --journal or --metrics asks
+# (user/dlib.h): only their headers are needed here.
+LIBS		:= $(shell $(PKG_CONFIG) --libs libbpf zlib ncursesw \
+		     2>/dev/null || echo -lbpf -lelf -lz -lncursesw -ltinfo) \
+		   -lpthread -ldl
 ALL_LDFLAGS	:= $(LDFLAGS) $(SAN_FLAGS) $(EXTRA_LDFLAGS)
 BPF_CFLAGS	:= -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
 		   -Ivmlinux/$(ARCH) -Ibpf -MMD -MP

@@ -39,6 +39,9 @@ def main():
                 cmds.append(("%d-%s-%s" % (r, mode, level), 120,
                              ["env", "PGRPTRACE_HOOKS=" + level, "pgrptrace", "--json", "-o",
                               "/dev/null", "--", "pgtbench", mode, a.seconds]))
+    # Start and stop (issue 37): pgtbench's own interleaved runs, in one command.
+    cmds.append(("startstop", 1200, ["pgtbench", "startstop", "pgrptrace", str(a.rounds),
+                                     "/tmp/startstop.jsonl"]))
     # A host thread per vCPU, as on real hardware: with one thread for both
     # (the tests' setting), the tracer's own work is taken from the workload.
     release, res, console = guest.boot(kdir, {"pgrptrace": a.pgrptrace, "pgtbench": a.pgtbench},
@@ -67,6 +70,32 @@ def main():
             q = [rate("%d-%s-%s" % (r, mode, level)) / bare[r] for r in range(a.rounds)]
             cells.append("%.2f (%.2f-%.2f)" % (statistics.median(q), min(q), max(q)))
         print("| %s | %.0f | %s |" % (mode, statistics.median(bare), " | ".join(cells)))
+    startstop(res)
+
+
+def startstop(res):
+    """pgrptrace -- true in the guest: seconds, and as ratios to bare `true`
+    (TCG makes every exec slow: the ratios carry over, the seconds do not)."""
+    rc, out = res.get("startstop", (1, ""))
+    r = next((json.loads(line) for line in out.splitlines() if line.startswith("{")), None)
+    if rc != 0 or not r:
+        raise SystemExit("startstop: no result (rc %s): %s" % (rc, out[-500:]))
+    med = {k: statistics.median(v) for k, v in r.items() if isinstance(v, list) and v}
+    print()
+    print("start and stop, %d interleaved runs: median (min-max) seconds, and the median "
+          "over bare `true`'s" % r["runs"])
+    print("| figure | seconds | x bare `true` |")
+    print("|---|---|---|")
+    rows = [("bare `true`", "true"), ("`strace -f -o /dev/null -- true`", "strace"),
+            ("`pgrptrace -- true`", "pgrptrace"),
+            ("the same, started again at once", "pgrptrace_again"),
+            ("start to the first event", "first_event"),
+            ("the command's exit to pgrptrace's", "stop")]
+    for label, key in rows:
+        if key in r:
+            v = r[key]
+            print("| %s | %.3f (%.3f-%.3f) | %.1f |" % (label, med[key], min(v), max(v),
+                                                      med[key] / med["true"]))
 
 
 if __name__ == "__main__":

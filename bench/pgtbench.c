@@ -12,9 +12,23 @@
  * syscall, a null syscall (getppid) that pgrptrace does not trace, for what
  * its hooks cost every other task; and hold (SECONDS N): N sleeping
  * children, for memory figures.
+ *
+ *   pgtbench startstop PGRPTRACE RUNS OUT
+ *
+ * What pgrptrace costs a command it wraps (issue 37), RUNS rounds
+ * interleaved: the wall time of `true`, of `strace -f -o /dev/null -- true`
+ * (if strace is on PATH) and of `PGRPTRACE --json -o OUT -- true` started
+ * when the last run's links are released (no pgrptrace-links left) and
+ * again at once after it; from the command's exit (stamp mode: the clock,
+ * then exit) to pgrptrace's; and from pgrptrace's start to the first
+ * event on its output, while `true` runs every 2 ms. One JSON line of the
+ * seconds of each.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <spawn.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -168,6 +182,185 @@ static int open_pty(char *name, size_t len)
 	return master;
 }
 
+extern char **environ;
+
+/* Spawns @argv (PATH searched) with stdout on @out_fd (-1: /dev/null); its pid. */
+static pid_t spawn(char *const argv[], int out_fd)
+{
+	posix_spawn_file_actions_t fa;
+	pid_t pid;
+	int err;
+
+	posix_spawn_file_actions_init(&fa);
+	if (out_fd >= 0)
+		posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
+	else
+		posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+	err = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (err) {
+		errno = err;
+		die(argv[0]);
+	}
+	return pid;
+}
+
+static double run_wall(char *const argv[])
+{
+	double t0 = now();
+	int status;
+	pid_t pid = spawn(argv, -1);
+
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			die("waitpid");
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		fprintf(stderr, "pgtbench: %s exited with status %#x\n", argv[0], status);
+	return now() - t0;
+}
+
+/* Whether a process named pgrptrace-links (a run's links being released) is left. */
+static bool links_left(void)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	bool found = false;
+	char path[300], comm[32];
+
+	if (!d)
+		return false;
+	while (!found && (de = readdir(d))) {
+		FILE *f;
+
+		if (de->d_name[0] < '1' || de->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/comm", de->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		found = fgets(comm, sizeof(comm), f) && !strcmp(comm, "pgrptrace-links\n");
+		fclose(f);
+	}
+	closedir(d);
+	return found;
+}
+
+/* Until no run's links are left; they come back to us (a subreaper) to be reaped. */
+static void wait_links_released(void)
+{
+	double end = now() + 10;
+
+	do
+		while (waitpid(-1, NULL, WNOHANG) > 0)
+			;
+	while (links_left() && now() < end && !usleep(5000));
+}
+
+static bool on_path(const char *name)
+{
+	char buf[4096], *dir, *save = NULL;
+	const char *path = getenv("PATH");
+
+	snprintf(buf, sizeof(buf), "%s", path ? path : "/usr/bin:/bin");
+	for (dir = strtok_r(buf, ":", &save); dir; dir = strtok_r(NULL, ":", &save)) {
+		char full[4200];
+
+		snprintf(full, sizeof(full), "%s/%s", dir, name);
+		if (!access(full, X_OK))
+			return true;
+	}
+	return false;
+}
+
+static void print_list(const char *name, const double *v, int n, bool last)
+{
+	int i;
+
+	printf("\"%s\":[", name);
+	for (i = 0; i < n; i++)
+		printf("%s%.6f", i ? "," : "", v[i]);
+	printf("]%s", last ? "}\n" : ",");
+}
+
+#define MAX_RUNS 64
+
+static int startstop(char *pgrptrace, int runs, char *out, char *self)
+{
+	static double t_true[MAX_RUNS], t_strace[MAX_RUNS], t_cold[MAX_RUNS], t_again[MAX_RUNS],
+		t_stop[MAX_RUNS], t_first[MAX_RUNS];
+	char stamp[] = "/tmp/pgtbench-stamp-XXXXXX";
+	char *true_argv[] = { "true", NULL };
+	char *strace_argv[] = { "strace", "-f", "-o", "/dev/null", "--", "true", NULL };
+	char *pgt_argv[] = { pgrptrace, "--json", "-o", out, "--", "true", NULL };
+	char *stop_argv[] = { pgrptrace, "--json", "-o", out, "--", self, "stamp", stamp, NULL };
+	char *first_argv[] = { pgrptrace, "--json", NULL };
+	bool strace = on_path("strace");
+	int i, fd;
+
+	fd = mkstemp(stamp);
+	if (fd < 0)
+		die("mkstemp");
+	close(fd);
+	if (runs > MAX_RUNS)
+		runs = MAX_RUNS;
+	for (i = 0; i < runs; i++) {
+		double t0, end, stamped = 0;
+		struct pollfd pfd;
+		int p[2], status;
+		FILE *f;
+		pid_t pid;
+
+		t_true[i] = run_wall(true_argv);
+		if (strace)
+			t_strace[i] = run_wall(strace_argv);
+		wait_links_released();
+		t_cold[i] = run_wall(pgt_argv);
+		t_again[i] = run_wall(pgt_argv);
+
+		wait_links_released();
+		run_wall(stop_argv);
+		end = now();
+		f = fopen(stamp, "r");
+		if (!f || fscanf(f, "%lf", &stamped) != 1)
+			die("the stamp");
+		fclose(f);
+		t_stop[i] = end - stamped;
+
+		wait_links_released();
+		if (pipe(p))
+			die("pipe");
+		t0 = now();
+		pid = spawn(first_argv, p[1]);
+		close(p[1]);
+		pfd = (struct pollfd){ .fd = p[0], .events = POLLIN };
+		t_first[i] = -1;
+		while (now() - t0 < 30) {
+			run_wall(true_argv);
+			if (poll(&pfd, 1, 2) > 0) {
+				t_first[i] = now() - t0;
+				break;
+			}
+		}
+		kill(pid, SIGINT);
+		close(p[0]);
+		while (waitpid(pid, &status, 0) < 0)
+			if (errno != EINTR)
+				die("waitpid");
+	}
+	unlink(stamp);
+	wait_links_released();
+	printf("{\"mode\":\"startstop\",\"runs\":%d,", runs);
+	print_list("true", t_true, runs, false);
+	if (strace)
+		print_list("strace", t_strace, runs, false);
+	print_list("pgrptrace", t_cold, runs, false);
+	print_list("pgrptrace_again", t_again, runs, false);
+	print_list("stop", t_stop, runs, false);
+	print_list("first_event", t_first, runs, true);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	double secs = argc > 2 ? atof(argv[2]) : 0.5, start, end;
@@ -175,6 +368,26 @@ int main(int argc, char **argv)
 	long forks = 0, deliveries = 0;
 	const char *mode;
 
+	if (argc == 3 && !strcmp(argv[1], "stamp")) {
+		/* The clock, for startstop: this command's last act before its exit. */
+		FILE *f = fopen(argv[2], "w");
+
+		if (!f || fprintf(f, "%.9f\n", now()) < 0 || fclose(f))
+			die(argv[2]);
+		return 0;
+	}
+	if (argc == 5 && !strcmp(argv[1], "startstop")) {
+		char self[4096];
+		ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+		if (n < 0)
+			die("/proc/self/exe");
+		self[n] = '\0';
+		signal(SIGPIPE, SIG_IGN);
+		prctl(PR_SET_CHILD_SUBREAPER, 1);
+		alarm(60 * 20); /* bounded, whatever blocks */
+		return startstop(argv[2], atoi(argv[3]), argv[4], self);
+	}
 	if (argc < 2 || secs <= 0 || max_ops <= 0) {
 		fprintf(stderr, "usage: pgtbench fork|spawn|setsid|setpgid|signal|signal_ign|"
 				"pty|mixed [SECONDS [MAX_OPS]]\n");

@@ -683,67 +683,41 @@ def seek_table(cfg, tmp, rec):
 
 
 def startstop(cfg, tmp, runs=7):
-    """pgrptrace -- true against bare true and strace -f -- true (wall, interleaved);
-    the time from its start to the first event an outside probe sees; and from
-    the command's exit to pgrptrace's."""
-    out = os.path.join(tmp, "startstop.jsonl")
-    stamp = os.path.join(tmp, "exit-ns")
-    walls = {"true": [], "strace": [], "pgrptrace": []}
-    first, stop = [], []
-    cmds = {"true": ["true"], "strace": ["strace", "-f", "-o", os.devnull, "--", "true"],
-            "pgrptrace": [cfg.pgrptrace, "--json", "-o", out, "--", "true"]}
-    for _ in range(runs):
-        for name, cmd in cmds.items():
-            if name == "strace" and not shutil.which("strace"):
-                continue
-            t0 = time.monotonic()
-            subprocess.run(cmd, check=True, timeout=60, stdout=subprocess.DEVNULL,
-                           stderr=subprocess.DEVNULL)
-            walls[name].append(time.monotonic() - t0)
-            if os.path.exists(out):
-                os.unlink(out)
-        # The command's exit (its last act: the time, then exit) to pgrptrace's.
-        p = subprocess.run([cfg.pgrptrace, "--json", "-o", out, "--", "sh", "-c",
-                            "date +%%s%%N > %s" % stamp], check=True, timeout=60)
-        end = time.time_ns()
-        stop.append((end - int(open(stamp).read())) / 1e9)
-        os.unlink(out)
-        # The first event: a probe starts `true` every 2 ms until pgrptrace writes one.
-        t0 = time.monotonic()
-        tr = subprocess.Popen([cfg.pgrptrace, "--json"], stdout=subprocess.PIPE,
-                              stderr=subprocess.DEVNULL, start_new_session=True)
-        os.set_blocking(tr.stdout.fileno(), False)
-        seen = None
-        while seen is None and time.monotonic() - t0 < 30:
-            subprocess.run(["true"])
-            try:
-                if tr.stdout.read(1):
-                    seen = time.monotonic() - t0
-            except (BlockingIOError, TypeError):
-                pass
-            time.sleep(0.002)
-        tr.send_signal(signal.SIGINT)
-        tr.wait(30)
-        first.append(seen if seen is not None else float("nan"))
-    return walls, first, stop
+    """pgtbench startstop: pgrptrace -- true against bare true and strace -f -- true
+    (wall, interleaved), started cold (the last run's links released) and again
+    at once; the time from its start to the first event an outside probe sees;
+    and from the command's exit to pgrptrace's."""
+    out = subprocess.run([cfg.pgtbench, "startstop", cfg.pgrptrace, str(runs),
+                          os.path.join(tmp, "startstop.jsonl")],
+                         check=True, timeout=1200, capture_output=True, text=True).stdout
+    return json.loads(out.splitlines()[-1])
+
+
+def startstop_lines(r, title):
+    """The table of one startstop result, medians against bare `true`."""
+    med = {k: statistics.median(v) for k, v in r.items() if isinstance(v, list) and v}
+    lines = [title, "",
+             "%d interleaved runs, median (min-max) seconds." % r["runs"], "",
+             "| figure | seconds | against bare `true` |", "|---|---|---|",
+             "| bare `true` | %s | 1 |" % fmt_range(r["true"], "%.3f")]
+    if "strace" in r:
+        lines.append("| `strace -f -o /dev/null -- true` | %s | +%.3f s |" % (
+            fmt_range(r["strace"], "%.3f"), med["strace"] - med["true"]))
+    lines += ["| `pgrptrace -- true` | %s | +%.3f s |" % (
+                  fmt_range(r["pgrptrace"], "%.3f"), med["pgrptrace"] - med["true"]),
+              "| the same, started again at once (the last run's links still being "
+              "released) | %s | +%.3f s |" % (fmt_range(r["pgrptrace_again"], "%.3f"),
+                                               med["pgrptrace_again"] - med["true"]),
+              "| start to the first event an outside probe sees | %s | |" %
+              fmt_range(r["first_event"], "%.3f"),
+              "| the command's exit to pgrptrace's | %s | |" % fmt_range(r["stop"], "%.3f")]
+    return lines
 
 
 def startstop_table(cfg, tmp):
-    walls, first, stop = startstop(cfg, tmp)
-    med = {k: statistics.median(v) for k, v in walls.items() if v}
-    lines = ["### Start and stop: `pgrptrace --json -o FILE -- true`", "",
-             "%d interleaved runs, median (min-max) seconds." % len(walls["true"]), "",
-             "| figure | seconds | against bare `true` |", "|---|---|---|",
-             "| bare `true` | %s | 1 |" % fmt_range(walls["true"], "%.3f")]
-    if walls["strace"]:
-        lines.append("| `strace -f -o /dev/null -- true` | %s | +%.3f s |" % (
-            fmt_range(walls["strace"], "%.3f"), med["strace"] - med["true"]))
-    lines += ["| `pgrptrace -- true` | %s | +%.3f s |" % (
-                  fmt_range(walls["pgrptrace"], "%.3f"), med["pgrptrace"] - med["true"]),
-              "| start to the first event an outside probe sees | %s | |" %
-              fmt_range(first, "%.3f"),
-              "| the command's exit to pgrptrace's | %s | |" % fmt_range(stop, "%.3f")]
-    return "\n".join(lines) + "\n"
+    r = startstop(cfg, tmp)
+    return "\n".join(startstop_lines(r, "### Start and stop: `pgrptrace --json -o FILE -- true`")) \
+        + "\n"
 
 
 def html_table(cfg, tmp, procs=5000, runs=3):

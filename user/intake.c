@@ -3,6 +3,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/epoll.h>
+#include <sys/syscall.h>
 #include <bpf/libbpf.h>
 #include "checkpoint.h"
 #include "clock.h"
@@ -107,12 +110,50 @@ int intake__open(struct intake *in, int fd)
 	return 0;
 }
 
+/*
+ * The command's exit wakes the loop when it happens: a pidfd (5.3) beside
+ * the ring buffer's own epoll fd in an epoll of ours. Without it the exit was
+ * seen at the next poll's timeout (up to 50 ms of every `pgrptrace --
+ * CMD`), since records wake the reader only in batches. Best effort: on
+ * failure the loop polls as before.
+ */
+void intake__wake_on_exit(struct intake *in, pid_t pid)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	int ep, pidfd;
+
+	if (!in->rb || in->wake)
+		return;
+	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (pidfd < 0)
+		return;
+	ep = epoll_create1(EPOLL_CLOEXEC);
+	if (ep < 0) {
+		close(pidfd);
+		return;
+	}
+	ev.data.fd = ring_buffer__epoll_fd(in->rb);
+	if (epoll_ctl(ep, EPOLL_CTL_ADD, ev.data.fd, &ev) ||
+	    (ev.data.fd = pidfd, epoll_ctl(ep, EPOLL_CTL_ADD, pidfd, &ev))) {
+		close(ep);
+		close(pidfd);
+		return;
+	}
+	in->wake = true;
+	in->wake_ep = ep;
+	in->wake_pidfd = pidfd;
+}
+
 int intake__poll(struct intake *in, int timeout_ms)
 {
+	struct epoll_event evs[2];
 	int err;
 
 	in->budget = POLL_BUDGET;
-	err = ring_buffer__poll(in->rb, timeout_ms);
+	if (in->wake)
+		err = epoll_wait(in->wake_ep, evs, 2, timeout_ms) < 0 ? -errno : 0;
+	else
+		err = ring_buffer__poll(in->rb, timeout_ms);
 	if (err == -EINTR || err == -EAGAIN)
 		err = 0;
 	if (err < 0)
@@ -165,6 +206,11 @@ void intake__release(struct intake *in)
 
 void intake__free(struct intake *in)
 {
+	if (in->wake) {
+		close(in->wake_ep);
+		close(in->wake_pidfd);
+		in->wake = false;
+	}
 	ring_buffer__free(in->rb);
 	in->rb = NULL;
 }

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 #include <linux/types.h>
 #include "pipeline.h"
 #include "recording.h"
@@ -30,10 +31,14 @@ struct intake {
 	unsigned int budget; /* records this poll may still handle */
 	struct queued *queue, **queue_tail;
 	__u64 bad_records; /* records that failed validation */
+	bool wake;	   /* intake__wake_on_exit(): the poll waits on wake_ep */
+	int wake_ep, wake_pidfd;
 };
 
 /* The ring buffer reader on @fd. Returns 0, or -1 said on stderr. */
 int intake__open(struct intake *in, int fd);
+/* Makes the poll return when process @pid ends (best effort: else at its timeout). */
+void intake__wake_on_exit(struct intake *in, pid_t pid);
 /* One record, as the ring buffer (or a replay) hands it over: @ctx is the intake. */
 int intake__record(void *ctx, void *data, size_t size);
 /*

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <microhttpd.h>
+#include "dlib.h"
 #include "serve.h"
 #include "msg.h"
 
@@ -88,10 +89,44 @@ int serve__parse(const char *where, char *why, size_t why_len)
 	return parse(where, &a, why, why_len);
 }
 
+/*
+ * libmicrohttpd, loaded when --metrics asks for it (dlib.h). The soname is
+ * Debian 12's and 13's (libmicrohttpd12).
+ */
+#define MHD_SONAME "libmicrohttpd.so.12"
+
+static struct {
+	typeof(MHD_start_daemon) *MHD_start_daemon;
+	typeof(MHD_stop_daemon) *MHD_stop_daemon;
+	typeof(MHD_create_response_from_buffer) *MHD_create_response_from_buffer;
+	typeof(MHD_add_response_header) *MHD_add_response_header;
+	typeof(MHD_queue_response) *MHD_queue_response;
+	typeof(MHD_destroy_response) *MHD_destroy_response;
+} mhd;
+
+static int mhd_load(void)
+{
+	static const struct dlib_sym syms[] = {
+		DLIB_SYM(mhd, MHD_start_daemon),
+		DLIB_SYM(mhd, MHD_stop_daemon),
+		DLIB_SYM(mhd, MHD_create_response_from_buffer),
+		DLIB_SYM(mhd, MHD_add_response_header),
+		DLIB_SYM(mhd, MHD_queue_response),
+		DLIB_SYM(mhd, MHD_destroy_response),
+	};
+	static int loaded;
+
+	if (!loaded)
+		loaded = dlib__load(MHD_SONAME, "--metrics", syms, sizeof(syms) / sizeof(syms[0])) ?
+				 -1 :
+				 1;
+	return loaded > 0 ? 0 : -1;
+}
+
 static enum MHD_Result reply(struct MHD_Connection *c, unsigned int status, char *body, size_t len,
 			     const char *type)
 {
-	struct MHD_Response *r = MHD_create_response_from_buffer(
+	struct MHD_Response *r = mhd.MHD_create_response_from_buffer(
 		len, body, body ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
 	enum MHD_Result ret;
 
@@ -99,11 +134,11 @@ static enum MHD_Result reply(struct MHD_Connection *c, unsigned int status, char
 		free(body);
 		return MHD_NO;
 	}
-	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+	mhd.MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
 	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
-		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
-	ret = MHD_queue_response(c, status, r);
-	MHD_destroy_response(r);
+		mhd.MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+	ret = mhd.MHD_queue_response(c, status, r);
+	mhd.MHD_destroy_response(r);
 	return ret;
 }
 
@@ -172,6 +207,10 @@ struct server *serve__start(const char *where)
 
 	if (!s)
 		return NULL;
+	if (mhd_load()) {
+		free(s);
+		return NULL;
+	}
 	if (parse(where, &a, why, sizeof(why))) {
 		p_err("bad --metrics '%s': %s", where, why);
 		free(s);
@@ -184,12 +223,13 @@ struct server *serve__start(const char *where)
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
 	errno = 0;
-	s->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, s, MHD_OPTION_SOCK_ADDR, &a.sa,
-				MHD_OPTION_CONNECTION_LIMIT, (unsigned int)SERVE_CONNECTIONS,
-				MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)SERVE_PER_IP,
-				MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)SERVE_MEMORY,
-				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)SERVE_TIMEOUT_S,
-				MHD_OPTION_EXTERNAL_LOGGER, on_mhd_error, NULL, MHD_OPTION_END);
+	s->d = mhd.MHD_start_daemon(flags, 0, NULL, NULL, on_request, s, MHD_OPTION_SOCK_ADDR,
+				    &a.sa, MHD_OPTION_CONNECTION_LIMIT,
+				    (unsigned int)SERVE_CONNECTIONS,
+				    MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)SERVE_PER_IP,
+				    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)SERVE_MEMORY,
+				    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)SERVE_TIMEOUT_S,
+				    MHD_OPTION_EXTERNAL_LOGGER, on_mhd_error, NULL, MHD_OPTION_END);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (!s->d) {
 		p_err("cannot serve --metrics on %s: %s", where,
@@ -220,7 +260,7 @@ void serve__stop(struct server *s)
 {
 	if (!s)
 		return;
-	MHD_stop_daemon(s->d);
+	mhd.MHD_stop_daemon(s->d);
 	pthread_mutex_destroy(&s->lock);
 	free(s->page);
 	free(s);

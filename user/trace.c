@@ -615,6 +615,8 @@ int trace__run(const struct opts *o)
 	}
 	if (command__release(&s.cmd, o->cmd ? o->cmd[0] : NULL))
 		goto out;
+	if (o->cmd)
+		intake__wake_on_exit(&s.in, s.cmd.pid);
 	if (s.explain && explain__bind(s.explain, s.model)) {
 		p_err("no process %s is running: explain one that has ended from a recording "
 		      "(--record, then --replay FILE --explain)",

@@ -37,6 +37,13 @@ printf 'Source: pgrptrace\n\nPackage: pgrptrace\nArchitecture: any\n' \
 depends=$(cd "$build/root" && dpkg-shlibdeps -O debian/pgrptrace/usr/sbin/pgrptrace |
 	sed -n 's/^shlibs:Depends=//p')
 [ -n "$depends" ] || { echo "build.sh: dpkg-shlibdeps found no dependencies" >&2; exit 1; }
+# Loaded with dlopen() when --metrics or --journal asks (user/dlib.h), which
+# dpkg-shlibdeps cannot see: the packages that hold them here.
+for so in libmicrohttpd.so.12 libsystemd.so.0; do
+	pkg=$(dpkg -S "*/$so" 2>/dev/null | head -n 1 | cut -d: -f1)
+	[ -n "$pkg" ] || { echo "build.sh: no package holds $so" >&2; exit 1; }
+	depends="$depends, $pkg"
+done
 # The maintainer scripts call deb-systemd-helper and deb-systemd-invoke.
 depends="$depends, init-system-helpers (>= 1.54~)"
 

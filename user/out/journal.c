@@ -10,6 +10,7 @@
 /* No CODE_FILE, CODE_LINE and CODE_FUNC of ours on the entries: they are the records. */
 #define SD_JOURNAL_SUPPRESS_LOCATION
 #include <systemd/sd-journal.h>
+#include "dlib.h"
 #include "journal.h"
 #include "sbuf.h"
 #include "sink.h"
@@ -17,6 +18,11 @@
 
 #define JOURNAL_SOCKET "/run/systemd/journal/socket"
 #define NAME_MAX_LEN   64 /* journald drops longer field names */
+
+/* libsystemd, loaded when --journal asks for it (dlib.h). */
+static struct {
+	typeof(sd_journal_sendv) *sd_journal_sendv;
+} sdj;
 
 struct journal {
 	struct sbuf line;   /* a record's text line, then its JSON */
@@ -117,7 +123,7 @@ static int journal_send(void *ctx, const struct sink_msg *msg)
 			iov[i].iov_base = j->fields.buf + from;
 			iov[i].iov_len = j->ends[i] - from;
 		}
-		r = sd_journal_sendv(iov, (int)j->nfields);
+		r = sdj.sd_journal_sendv(iov, (int)j->nfields);
 	}
 	/* journald may be restarting: count what it missed, and go on. */
 	if (r < 0) {
@@ -161,6 +167,7 @@ unsigned long long journal__failed(const struct journal *j, int *first_err)
 
 struct journal *journal__open(void)
 {
+	static const struct dlib_sym syms[] = { DLIB_SYM(sdj, sd_journal_sendv) };
 	struct sockaddr_un sa = { .sun_family = AF_UNIX, .sun_path = JOURNAL_SOCKET };
 	struct journal *j;
 	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
@@ -172,6 +179,8 @@ struct journal *journal__open(void)
 		return NULL;
 	}
 	close(fd);
+	if (!sdj.sd_journal_sendv && dlib__load("libsystemd.so.0", "--journal", syms, 1))
+		return NULL;
 	j = calloc(1, sizeof(*j));
 	if (!j)
 		p_err("--journal: %s", strerror(errno));
