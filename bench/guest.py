@@ -89,8 +89,8 @@ def startstop(res):
     rows = [("bare `true`", "true"), ("`strace -f -o /dev/null -- true`", "strace"),
             ("`pgrptrace -- true`", "pgrptrace"),
             ("the same, started again at once", "pgrptrace_again"),
-            ("start to the first event", "first_event"),
-            ("the command's exit to pgrptrace's", "stop")]
+            ("start to the first event", "pgrptrace_first_event"),
+            ("the command's exit to pgrptrace's", "pgrptrace_stop")]
     for label, key in rows:
         if key in r:
             v = r[key]

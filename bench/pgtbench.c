@@ -13,7 +13,7 @@
  * its hooks cost every other task; and hold (SECONDS N): N sleeping
  * children, for memory figures.
  *
- *   pgtbench startstop PGRPTRACE RUNS OUT
+ *   pgtbench startstop PGRPTRACE RUNS OUT [BASE]
  *
  * What pgrptrace costs a command it wraps (issue 37), RUNS rounds
  * interleaved: the wall time of `true`, of `strace -f -o /dev/null -- true`
@@ -21,8 +21,8 @@
  * when the last run's links are released (no pgrptrace-links left) and
  * again at once after it; from the command's exit (stamp mode: the clock,
  * then exit) to pgrptrace's; and from pgrptrace's start to the first
- * event on its output, while `true` runs every 2 ms. One JSON line of the
- * seconds of each.
+ * event on its output, while `true` runs every 2 ms; with BASE, another
+ * build's the same, round by round. One JSON line of the seconds of each.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -285,16 +285,81 @@ static void print_list(const char *name, const double *v, int n, bool last)
 
 #define MAX_RUNS 64
 
-static int startstop(char *pgrptrace, int runs, char *out, char *self)
+/* One build's figures, each a list of seconds, one a run. */
+struct pgt_runs {
+	double cold[MAX_RUNS], again[MAX_RUNS], stop[MAX_RUNS], first[MAX_RUNS];
+};
+
+/* One round of one build: -- true cold and again, the stop, the first event. */
+static void pgt_round(char *pgrptrace, char *out, char *self, char *stamp, struct pgt_runs *r,
+		      int i)
 {
-	static double t_true[MAX_RUNS], t_strace[MAX_RUNS], t_cold[MAX_RUNS], t_again[MAX_RUNS],
-		t_stop[MAX_RUNS], t_first[MAX_RUNS];
-	char stamp[] = "/tmp/pgtbench-stamp-XXXXXX";
 	char *true_argv[] = { "true", NULL };
-	char *strace_argv[] = { "strace", "-f", "-o", "/dev/null", "--", "true", NULL };
 	char *pgt_argv[] = { pgrptrace, "--json", "-o", out, "--", "true", NULL };
 	char *stop_argv[] = { pgrptrace, "--json", "-o", out, "--", self, "stamp", stamp, NULL };
 	char *first_argv[] = { pgrptrace, "--json", NULL };
+	double t0, end, stamped = 0;
+	struct pollfd pfd;
+	int p[2], status;
+	FILE *f;
+	pid_t pid;
+
+	wait_links_released();
+	r->cold[i] = run_wall(pgt_argv);
+	r->again[i] = run_wall(pgt_argv);
+
+	wait_links_released();
+	run_wall(stop_argv);
+	end = now();
+	f = fopen(stamp, "r");
+	if (!f || fscanf(f, "%lf", &stamped) != 1)
+		die("the stamp");
+	fclose(f);
+	r->stop[i] = end - stamped;
+
+	wait_links_released();
+	if (pipe(p))
+		die("pipe");
+	t0 = now();
+	pid = spawn(first_argv, p[1]);
+	close(p[1]);
+	pfd = (struct pollfd){ .fd = p[0], .events = POLLIN };
+	r->first[i] = -1;
+	while (now() - t0 < 30) {
+		run_wall(true_argv);
+		if (poll(&pfd, 1, 2) > 0) {
+			r->first[i] = now() - t0;
+			break;
+		}
+	}
+	kill(pid, SIGINT);
+	close(p[0]);
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			die("waitpid");
+}
+
+static void print_runs(const char *prefix, const struct pgt_runs *r, int runs, bool last)
+{
+	char name[64];
+
+	snprintf(name, sizeof(name), "%s", prefix);
+	print_list(name, r->cold, runs, false);
+	snprintf(name, sizeof(name), "%s_again", prefix);
+	print_list(name, r->again, runs, false);
+	snprintf(name, sizeof(name), "%s_stop", prefix);
+	print_list(name, r->stop, runs, false);
+	snprintf(name, sizeof(name), "%s_first_event", prefix);
+	print_list(name, r->first, runs, last);
+}
+
+static int startstop(char *pgrptrace, int runs, char *out, char *self, char *base)
+{
+	static double t_true[MAX_RUNS], t_strace[MAX_RUNS];
+	static struct pgt_runs cur, old;
+	char stamp[] = "/tmp/pgtbench-stamp-XXXXXX";
+	char *true_argv[] = { "true", NULL };
+	char *strace_argv[] = { "strace", "-f", "-o", "/dev/null", "--", "true", NULL };
 	bool strace = on_path("strace");
 	int i, fd;
 
@@ -305,48 +370,12 @@ static int startstop(char *pgrptrace, int runs, char *out, char *self)
 	if (runs > MAX_RUNS)
 		runs = MAX_RUNS;
 	for (i = 0; i < runs; i++) {
-		double t0, end, stamped = 0;
-		struct pollfd pfd;
-		int p[2], status;
-		FILE *f;
-		pid_t pid;
-
 		t_true[i] = run_wall(true_argv);
 		if (strace)
 			t_strace[i] = run_wall(strace_argv);
-		wait_links_released();
-		t_cold[i] = run_wall(pgt_argv);
-		t_again[i] = run_wall(pgt_argv);
-
-		wait_links_released();
-		run_wall(stop_argv);
-		end = now();
-		f = fopen(stamp, "r");
-		if (!f || fscanf(f, "%lf", &stamped) != 1)
-			die("the stamp");
-		fclose(f);
-		t_stop[i] = end - stamped;
-
-		wait_links_released();
-		if (pipe(p))
-			die("pipe");
-		t0 = now();
-		pid = spawn(first_argv, p[1]);
-		close(p[1]);
-		pfd = (struct pollfd){ .fd = p[0], .events = POLLIN };
-		t_first[i] = -1;
-		while (now() - t0 < 30) {
-			run_wall(true_argv);
-			if (poll(&pfd, 1, 2) > 0) {
-				t_first[i] = now() - t0;
-				break;
-			}
-		}
-		kill(pid, SIGINT);
-		close(p[0]);
-		while (waitpid(pid, &status, 0) < 0)
-			if (errno != EINTR)
-				die("waitpid");
+		pgt_round(pgrptrace, out, self, stamp, &cur, i);
+		if (base)
+			pgt_round(base, out, self, stamp, &old, i);
 	}
 	unlink(stamp);
 	wait_links_released();
@@ -354,10 +383,9 @@ static int startstop(char *pgrptrace, int runs, char *out, char *self)
 	print_list("true", t_true, runs, false);
 	if (strace)
 		print_list("strace", t_strace, runs, false);
-	print_list("pgrptrace", t_cold, runs, false);
-	print_list("pgrptrace_again", t_again, runs, false);
-	print_list("stop", t_stop, runs, false);
-	print_list("first_event", t_first, runs, true);
+	if (base)
+		print_runs("base", &old, runs, false);
+	print_runs("pgrptrace", &cur, runs, true);
 	return 0;
 }
 
@@ -376,7 +404,7 @@ int main(int argc, char **argv)
 			die(argv[2]);
 		return 0;
 	}
-	if (argc == 5 && !strcmp(argv[1], "startstop")) {
+	if ((argc == 5 || argc == 6) && !strcmp(argv[1], "startstop")) {
 		char self[4096];
 		ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 
@@ -386,7 +414,7 @@ int main(int argc, char **argv)
 		signal(SIGPIPE, SIG_IGN);
 		prctl(PR_SET_CHILD_SUBREAPER, 1);
 		alarm(60 * 20); /* bounded, whatever blocks */
-		return startstop(argv[2], atoi(argv[3]), argv[4], self);
+		return startstop(argv[2], atoi(argv[3]), argv[4], self, argc == 6 ? argv[5] : NULL);
 	}
 	if (argc < 2 || secs <= 0 || max_ops <= 0) {
 		fprintf(stderr, "usage: pgtbench fork|spawn|setsid|setpgid|signal|signal_ign|"

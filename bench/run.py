@@ -686,38 +686,55 @@ def startstop(cfg, tmp, runs=7):
     """pgtbench startstop: pgrptrace -- true against bare true and strace -f -- true
     (wall, interleaved), started cold (the last run's links released) and again
     at once; the time from its start to the first event an outside probe sees;
-    and from the command's exit to pgrptrace's."""
-    out = subprocess.run([cfg.pgtbench, "startstop", cfg.pgrptrace, str(runs),
-                          os.path.join(tmp, "startstop.jsonl")],
-                         check=True, timeout=1200, capture_output=True, text=True).stdout
+    and from the command's exit to pgrptrace's; --pgrptrace-base's the same,
+    round by round."""
+    cmd = [cfg.pgtbench, "startstop", cfg.pgrptrace, str(runs), os.path.join(tmp, "ss.jsonl")]
+    if cfg.pgrptrace_base:
+        cmd.append(cfg.pgrptrace_base)
+    out = subprocess.run(cmd, check=True, timeout=1200, capture_output=True, text=True).stdout
     return json.loads(out.splitlines()[-1])
 
 
-def startstop_lines(r, title):
-    """The table of one startstop result, medians against bare `true`."""
+STARTSTOP_ROWS = [
+    ("`pgrptrace -- true`", ""),
+    ("the same, started again at once (the last run's links still being released)", "_again"),
+    ("start to the first event an outside probe sees", "_first_event"),
+    ("the command's exit to pgrptrace's", "_stop"),
+]
+
+
+def startstop_lines(r, title, base_name="base"):
+    """The table of one startstop result: medians (min-max), against bare
+    `true`, and the base build's beside them when it ran."""
     med = {k: statistics.median(v) for k, v in r.items() if isinstance(v, list) and v}
-    lines = [title, "",
-             "%d interleaved runs, median (min-max) seconds." % r["runs"], "",
-             "| figure | seconds | against bare `true` |", "|---|---|---|",
-             "| bare `true` | %s | 1 |" % fmt_range(r["true"], "%.3f")]
+    has_base = "base" in r
+    head = "| figure | seconds | against bare `true` |"
+    rule = "|---|---|---|"
+    if has_base:
+        head += " %s | ratio |" % base_name
+        rule += "---|---|"
+    lines = [title, "", "%d interleaved runs, median (min-max) seconds." % r["runs"], "",
+             head, rule, "| bare `true` | %s | 1 |%s" % (fmt_range(r["true"], "%.3f"),
+                                                        " | |" if has_base else "")]
     if "strace" in r:
-        lines.append("| `strace -f -o /dev/null -- true` | %s | +%.3f s |" % (
-            fmt_range(r["strace"], "%.3f"), med["strace"] - med["true"]))
-    lines += ["| `pgrptrace -- true` | %s | +%.3f s |" % (
-                  fmt_range(r["pgrptrace"], "%.3f"), med["pgrptrace"] - med["true"]),
-              "| the same, started again at once (the last run's links still being "
-              "released) | %s | +%.3f s |" % (fmt_range(r["pgrptrace_again"], "%.3f"),
-                                               med["pgrptrace_again"] - med["true"]),
-              "| start to the first event an outside probe sees | %s | |" %
-              fmt_range(r["first_event"], "%.3f"),
-              "| the command's exit to pgrptrace's | %s | |" % fmt_range(r["stop"], "%.3f")]
+        lines.append("| `strace -f -o /dev/null -- true` | %s | +%.3f s |%s" % (
+            fmt_range(r["strace"], "%.3f"), med["strace"] - med["true"],
+            " | |" if has_base else ""))
+    for label, suffix in STARTSTOP_ROWS:
+        key = "pgrptrace" + suffix
+        over = ("+%.3f s" % (med[key] - med["true"])) if suffix in ("", "_again") else ""
+        row = "| %s | %s | %s |" % (label, fmt_range(r[key], "%.3f"), over)
+        if has_base:
+            row += " %s | %.2f |" % (fmt_range(r["base" + suffix], "%.3f"),
+                                     med[key] / med["base" + suffix])
+        lines.append(row)
     return lines
 
 
 def startstop_table(cfg, tmp):
     r = startstop(cfg, tmp)
-    return "\n".join(startstop_lines(r, "### Start and stop: `pgrptrace --json -o FILE -- true`")) \
-        + "\n"
+    return "\n".join(startstop_lines(r, "### Start and stop: `pgrptrace --json -o FILE -- true`",
+                                     "base build")) + "\n"
 
 
 def html_table(cfg, tmp, procs=5000, runs=3):
