@@ -83,11 +83,20 @@ __noinline __u64 child_by_nr(__u64 parent_ptr, unsigned int level, __s32 vnr)
 	void *head = (void *)parent + bpf_core_field_offset(struct task_struct, children);
 	struct list_head *pos = BPF_CORE_READ(parent, children.prev);
 	struct task_struct *c;
+	struct pid *pid;
+	struct upid up;
 	int i;
 
+	/*
+	 * A child's pid is in its parent's namespace or one below: it has a
+	 * number at @level, checked once here, not per child.
+	 */
+	if (level >= PGT_MAX_PIDNS_LEVEL)
+		return 0;
 	for (i = 0; i < MAX_CHILD_SCAN && pos && (void *)pos != head; i++) {
 		c = (struct task_struct *)((void *)pos - off);
-		if (pid_nr_at(BPF_CORE_READ(c, thread_pid), level) == vnr)
+		pid = BPF_CORE_READ(c, thread_pid);
+		if (!bpf_core_read(&up, sizeof(up), &pid->numbers[level]) && up.nr == vnr)
 			return (__u64)(long)c;
 		pos = BPF_CORE_READ(c, sibling.prev);
 	}
