@@ -204,6 +204,46 @@ static void load_heap(bool on)
 	free(p);
 }
 
+/*
+ * With -v, where the load's verification went: the instructions the
+ * verifier walked (5.16 and later say), in all and for the three programs
+ * that took the most.
+ */
+static void say_verified(struct bpf_object *obj)
+{
+	const struct bpf_program *top[3] = {};
+	struct bpf_program *prog;
+	__u32 n[3] = {}, total = 0, progs = 0;
+	int i, j;
+
+	bpf_object__for_each_program(prog, obj) {
+		struct bpf_prog_info info = {};
+		__u32 len = sizeof(info);
+		int fd = bpf_program__fd(prog);
+
+		if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len) || !info.verified_insns)
+			continue;
+		total += info.verified_insns;
+		progs++;
+		for (i = 0; i < 3 && info.verified_insns <= n[i]; i++)
+			;
+		for (j = 2; j > i; j--) {
+			n[j] = n[j - 1];
+			top[j] = top[j - 1];
+		}
+		if (i < 3) {
+			n[i] = info.verified_insns;
+			top[i] = prog;
+		}
+	}
+	if (!progs)
+		return;
+	p_err("verified %u instructions in %u programs; the most: %s %u, %s %u, %s %u", total,
+	      progs, top[0] ? bpf_program__name(top[0]) : "-", n[0],
+	      top[1] ? bpf_program__name(top[1]) : "-", n[1],
+	      top[2] ? bpf_program__name(top[2]) : "-", n[2]);
+}
+
 static int open_and_load(struct loader *l, const struct loader_cfg *cfg, enum hook_level level,
 			 bool with_iter, bool quiet)
 {
@@ -275,6 +315,8 @@ static int open_and_load(struct loader *l, const struct loader_cfg *cfg, enum ho
 		return -1;
 	}
 	proglog__free(&logs, skel->obj);
+	if (verbosity)
+		say_verified(skel->obj);
 	if (!probes__features(verbosity)->snprintf)
 		loader__fill_work_funcs(skel, verbosity);
 	l->skel = skel;
@@ -365,6 +407,7 @@ int loader__start(struct loader *l, const struct loader_cfg *cfg)
 {
 	const char *forced = getenv("PGRPTRACE_HOOKS");
 	enum hook_level level = HOOK_FENTRY;
+	__u64 t0, t_probe;
 	char why[256];
 
 	memset(l, 0, sizeof(*l));
@@ -396,21 +439,26 @@ int loader__start(struct loader *l, const struct loader_cfg *cfg)
 		return -1;
 
 	/* Try each level, best first, unless one is forced. */
+	t0 = mono_ms();
 	if (!forced && probes__fentry(why, sizeof(why))) {
 		if (verbosity)
 			p_err("no fentry here (%s), trying tp_btf", why);
 		level = HOOK_TP_BTF;
 	}
+	probes__features(verbosity);
+	t_probe = mono_ms() - t0;
 	while (start_level(l, cfg, level, !forced && level < HOOK_LEVELS - 1)) {
 		if (forced || level == HOOK_LEVELS - 1)
 			return -1;
 		level++;
 	}
+	l->t_probe_ms = t_probe;
 	if (verbosity)
-		p_err("attached with %s hooks (open %llu ms, load %llu ms, "
+		p_err("attached with %s hooks (probes %llu ms, open %llu ms, load %llu ms, "
 		      "attach %llu ms)",
-		      hooks__level_name(l->level), (unsigned long long)l->t_open_ms,
-		      (unsigned long long)l->t_load_ms, (unsigned long long)l->t_attach_ms);
+		      hooks__level_name(l->level), (unsigned long long)l->t_probe_ms,
+		      (unsigned long long)l->t_open_ms, (unsigned long long)l->t_load_ms,
+		      (unsigned long long)l->t_attach_ms);
 	return 0;
 }
 

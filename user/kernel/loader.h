@@ -27,7 +27,7 @@ struct loader {
 	struct bpf_link *iter_link; /* its link, made at the first snapshot */
 	char failure[256];	    /* why the last level did not start, in one line */
 	/* Where start-up time goes, for -v: open, load (verifier included), attach. */
-	__u64 t_open_ms, t_load_ms, t_attach_ms;
+	__u64 t_probe_ms, t_open_ms, t_load_ms, t_attach_ms;
 };
 
 /* Everything up to attached programs; prints why and returns -1 on failure. */
