@@ -65,8 +65,8 @@ struct facts {
 			  "instruction, 5.12: else records are numbered "           \
 			  "by the boot clock" },                                    \
 			{ "mem_alloc", (f)->mem_alloc,                              \
-			  "allocator, 6.1: else a syscall's state is in a hash "    \
-			  "preallocated at start" },                                \
+			  "allocator, 6.1: else the filter's and the syscalls' "    \
+			  "hashes are preallocated at start" },                     \
 	}
 
 struct feature_row {
