@@ -28,11 +28,17 @@ def main():
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--levels", default="tp_btf,fentry")
     ap.add_argument("--seconds", default="1")
+    ap.add_argument("--pgrptrace-base", default=None,
+                    help="another build, its start and stop measured beside this one's")
+    ap.add_argument("--startstop-only", action="store_true")
     a = ap.parse_args()
     levels = a.levels.split(",")
     kdir = guest.fetch(a.suite)
     cmds = []
-    for r in range(a.rounds):
+    programs = {"pgrptrace": a.pgrptrace, "pgtbench": a.pgtbench}
+    if a.pgrptrace_base:
+        programs["pgrptrace-base"] = a.pgrptrace_base
+    for r in range(0 if a.startstop_only else a.rounds):
         for mode in MODES:
             cmds.append(("%d-%s-bare" % (r, mode), 60, ["pgtbench", mode, a.seconds]))
             for level in levels:
@@ -40,12 +46,13 @@ def main():
                              ["env", "PGRPTRACE_HOOKS=" + level, "pgrptrace", "--json", "-o",
                               "/dev/null", "--", "pgtbench", mode, a.seconds]))
     # Start and stop (issue 37): pgtbench's own interleaved runs, in one command.
-    cmds.append(("startstop", 1200, ["pgtbench", "startstop", "pgrptrace", str(a.rounds),
-                                     "/tmp/startstop.jsonl"]))
+    cmds.append(("startstop", 1800, ["pgtbench", "startstop", "/bin/pgrptrace", str(a.rounds),
+                                     "/tmp/startstop.jsonl"] +
+                  (["/bin/pgrptrace-base"] if a.pgrptrace_base else [])))
     # A host thread per vCPU, as on real hardware: with one thread for both
     # (the tests' setting), the tracer's own work is taken from the workload.
-    release, res, console = guest.boot(kdir, {"pgrptrace": a.pgrptrace, "pgtbench": a.pgtbench},
-                                       cmds, timeout=3600, tcg="tcg,thread=multi")
+    release, res, console = guest.boot(kdir, programs, cmds, timeout=3600,
+                                       tcg="tcg,thread=multi")
     with open(os.environ.get("GUEST_BENCH_LOG", os.devnull), "w") as f:
         f.write(console)
     if not release:
@@ -59,6 +66,10 @@ def main():
                 return d["ops_per_sec"]
         raise SystemExit("%s: no result (rc %s): %s" % (name, rc, out[-500:]))
 
+    if a.startstop_only:
+        print("%s (%s, TCG)" % (release, a.suite))
+        startstop(res)
+        return
     print("%s (%s, TCG): traced/bare ops per second, median (min-max) of %d rounds"
           % (release, a.suite, a.rounds))
     print("| workload | bare ops/s | " + " | ".join(levels) + " |")
@@ -84,8 +95,9 @@ def startstop(res):
     print()
     print("start and stop, %d interleaved runs: median (min-max) seconds, and the median "
           "over bare `true`'s" % r["runs"])
-    print("| figure | seconds | x bare `true` |")
-    print("|---|---|---|")
+    base = "base" in r
+    print("| figure | seconds | x bare `true` |" + (" base build | this / base |" if base else ""))
+    print("|---|---|---|" + ("---|---|" if base else ""))
     rows = [("bare `true`", "true"), ("`strace -f -o /dev/null -- true`", "strace"),
             ("`pgrptrace -- true`", "pgrptrace"),
             ("the same, started again at once", "pgrptrace_again"),
@@ -94,8 +106,14 @@ def startstop(res):
     for label, key in rows:
         if key in r:
             v = r[key]
-            print("| %s | %.3f (%.3f-%.3f) | %.1f |" % (label, med[key], min(v), max(v),
-                                                      med[key] / med["true"]))
+            row = "| %s | %.3f (%.3f-%.3f) | %.1f |" % (label, med[key], min(v), max(v),
+                                                      med[key] / med["true"])
+            bkey = key.replace("pgrptrace", "base", 1)
+            if base and bkey != key and bkey in r:
+                b = r[bkey]
+                row += " %.3f (%.3f-%.3f) | %.2f |" % (med[bkey], min(b), max(b),
+                                                      med[key] / med[bkey])
+            print(row)
 
 
 if __name__ == "__main__":
