@@ -184,6 +184,12 @@ static int open_pty(char *name, size_t len)
 
 extern char **environ;
 
+/* startstop's bound: its process group (every pgrptrace it ran) goes with it. */
+static void on_alarm(int sig)
+{
+	kill(0, SIGKILL);
+}
+
 /* Spawns @argv (PATH searched) with stdout on @out_fd (-1: /dev/null); its pid. */
 static pid_t spawn(char *const argv[], int out_fd)
 {
@@ -309,6 +315,7 @@ static void pgt_round(char *pgrptrace, char *out, char *self, char *stamp, struc
 	r->again[i] = run_wall(pgt_argv);
 
 	wait_links_released();
+	unlink(stamp); /* a round whose command never ran has no stamp, not the last one's */
 	run_wall(stop_argv);
 	end = now();
 	f = fopen(stamp, "r");
@@ -318,7 +325,7 @@ static void pgt_round(char *pgrptrace, char *out, char *self, char *stamp, struc
 	r->stop[i] = end - stamped;
 
 	wait_links_released();
-	if (pipe(p))
+	if (pipe2(p, O_CLOEXEC)) /* spawn's dup2 makes stdout inheritable */
 		die("pipe");
 	t0 = now();
 	pid = spawn(first_argv, p[1]);
@@ -328,7 +335,11 @@ static void pgt_round(char *pgrptrace, char *out, char *self, char *stamp, struc
 	while (now() - t0 < 30) {
 		run_wall(true_argv);
 		if (poll(&pfd, 1, 2) > 0) {
-			r->first[i] = now() - t0;
+			char c;
+
+			/* An end of file (pgrptrace failed) is no first event. */
+			if ((pfd.revents & POLLIN) && read(p[0], &c, 1) == 1)
+				r->first[i] = now() - t0;
 			break;
 		}
 	}
@@ -357,16 +368,16 @@ static int startstop(char *pgrptrace, int runs, char *out, char *self, char *bas
 {
 	static double t_true[MAX_RUNS], t_strace[MAX_RUNS];
 	static struct pgt_runs cur, old;
-	char stamp[] = "/tmp/pgtbench-stamp-XXXXXX";
+	char dir[] = "/tmp/pgtbench-XXXXXX", stamp[64];
 	char *true_argv[] = { "true", NULL };
 	char *strace_argv[] = { "strace", "-f", "-o", "/dev/null", "--", "true", NULL };
 	bool strace = on_path("strace");
-	int i, fd;
+	int i;
 
-	fd = mkstemp(stamp);
-	if (fd < 0)
-		die("mkstemp");
-	close(fd);
+	/* The stamp in a directory of our own: removed and made again each round. */
+	if (!mkdtemp(dir))
+		die("mkdtemp");
+	snprintf(stamp, sizeof(stamp), "%s/stamp", dir);
 	if (runs > MAX_RUNS)
 		runs = MAX_RUNS;
 	for (i = 0; i < runs; i++) {
@@ -378,6 +389,7 @@ static int startstop(char *pgrptrace, int runs, char *out, char *self, char *bas
 			pgt_round(base, out, self, stamp, &old, i);
 	}
 	unlink(stamp);
+	rmdir(dir);
 	wait_links_released();
 	printf("{\"mode\":\"startstop\",\"runs\":%d,", runs);
 	print_list("true", t_true, runs, false);
@@ -413,7 +425,10 @@ int main(int argc, char **argv)
 		self[n] = '\0';
 		signal(SIGPIPE, SIG_IGN);
 		prctl(PR_SET_CHILD_SUBREAPER, 1);
-		alarm(60 * 20); /* bounded, whatever blocks */
+		/* Bounded, whatever blocks: then everything it started goes too. */
+		setpgid(0, 0);
+		signal(SIGALRM, on_alarm);
+		alarm(60 * 15);
 		return startstop(argv[2], atoi(argv[3]), argv[4], self, argc == 6 ? argv[5] : NULL);
 	}
 	if (argc < 2 || secs <= 0 || max_ops <= 0) {

@@ -128,20 +128,26 @@ void intake__wake_on_exit(struct intake *in, pid_t pid)
 	if (pidfd < 0)
 		return;
 	ep = epoll_create1(EPOLL_CLOEXEC);
-	if (ep < 0) {
-		close(pidfd);
-		return;
-	}
+	if (ep < 0)
+		goto fail;
 	ev.data.fd = ring_buffer__epoll_fd(in->rb);
-	if (epoll_ctl(ep, EPOLL_CTL_ADD, ev.data.fd, &ev) ||
-	    (ev.data.fd = pidfd, epoll_ctl(ep, EPOLL_CTL_ADD, pidfd, &ev))) {
-		close(ep);
-		close(pidfd);
-		return;
-	}
+	if (epoll_ctl(ep, EPOLL_CTL_ADD, ev.data.fd, &ev))
+		goto fail;
+	/*
+	 * Once: a pidfd stays readable after the exit, and the polls that
+	 * follow it (--contain's rounds) must wait for records again.
+	 */
+	ev = (struct epoll_event){ .events = EPOLLIN | EPOLLONESHOT, .data.fd = pidfd };
+	if (epoll_ctl(ep, EPOLL_CTL_ADD, pidfd, &ev))
+		goto fail;
 	in->wake = true;
 	in->wake_ep = ep;
 	in->wake_pidfd = pidfd;
+	return;
+fail:
+	if (ep >= 0)
+		close(ep);
+	close(pidfd);
 }
 
 int intake__poll(struct intake *in, int timeout_ms)

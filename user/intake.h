@@ -37,7 +37,7 @@ struct intake {
 
 /* The ring buffer reader on @fd. Returns 0, or -1 said on stderr. */
 int intake__open(struct intake *in, int fd);
-/* Makes the poll return when process @pid ends (best effort: else at its timeout). */
+/* Makes the next poll return when process @pid ends, once (best effort: else at its timeout). */
 void intake__wake_on_exit(struct intake *in, pid_t pid);
 /* One record, as the ring buffer (or a replay) hands it over: @ctx is the intake. */
 int intake__record(void *ctx, void *data, size_t size);

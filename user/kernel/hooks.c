@@ -120,6 +120,7 @@ static const char *attach_fn(struct pgrptrace_bpf *skel, size_t prog)
 static bool sys_hook_fentry_ok(struct pgrptrace_bpf *skel, enum sys_hook h)
 {
 	struct kbtf_query q[SYS_HOOKS * MAX_SYS_PROGS];
+	_Static_assert(SYS_HOOKS * MAX_SYS_PROGS <= KBTF_QUERIES, "one scan for every hook");
 	int n = 0, i, k, err;
 
 	if (sys_hooks[h].decided)

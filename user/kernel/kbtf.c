@@ -21,11 +21,10 @@
 #include <linux/btf.h>
 #include "kbtf.h"
 
-#define KBTF_BUF     65536
-#define KBTF_CANDS   4	 /* offsets of one name in the string section */
-#define KBTF_NAME    128 /* the longest name looked up, with its NUL */
-#define KBTF_KINDS   19	 /* BTF_KIND_ENUM64, the last kind this reader knows */
-#define KBTF_QUERIES 32
+#define KBTF_BUF   65536
+#define KBTF_CANDS 4   /* offsets of one name in the string section */
+#define KBTF_NAME  128 /* the longest name looked up, with its NUL */
+#define KBTF_KINDS 19  /* BTF_KIND_ENUM64, the last kind this reader knows */
 
 struct reader {
 	int fd;
@@ -64,14 +63,37 @@ static int fill(struct reader *r, __u64 at, size_t need)
 
 struct cands {
 	__u32 off[KBTF_CANDS];
-	int n;
+	int n, starts; /* off[0, starts): where a string starts; then tails */
 };
+
+/*
+ * A match of a name: one where a string starts (the common case: libbpf's
+ * string sets do not share tails) goes first; one at another string's tail
+ * is kept only while there is room (n_tty_ioctl and hung_up_tty_ioctl end
+ * in tty_ioctl). Too many starts of one name: -E2BIG.
+ */
+static int add_cand(struct cands *c, __u32 off, bool starts)
+{
+	if (!starts) {
+		if (c->n < KBTF_CANDS)
+			c->off[c->n++] = off;
+		return 0;
+	}
+	if (c->starts == KBTF_CANDS)
+		return -E2BIG;
+	if (c->n == KBTF_CANDS)
+		c->n--; /* a tail gives way */
+	c->off[c->n++] = c->off[c->starts];
+	c->off[c->starts++] = off;
+	return 0;
+}
 
 /* Every offset in the string section [@start, @start + @len) where each name is a whole string's tail. */
 static int find_names(struct reader *r, __u64 start, __u32 len, const struct kbtf_query *q, int n,
 		      struct cands *c)
 {
-	size_t keep = 0, overlap = KBTF_NAME - 1;
+	/* The byte before every new match is in the window: whether a string starts there. */
+	size_t keep = 0, overlap = KBTF_NAME;
 	__u64 at = start;
 	int i, err;
 
@@ -89,9 +111,11 @@ static int find_names(struct reader *r, __u64 start, __u32 len, const struct kbt
 
 				/* One wholly in the part kept from the last window was counted there. */
 				if (s + l > keep) {
-					if (c[i].n == KBTF_CANDS)
-						return -E2BIG;
-					c[i].off[c[i].n++] = (__u32)(r->wpos + s - start);
+					bool starts = s ? !r->buf[s - 1] : r->wpos == start;
+
+					err = add_cand(&c[i], (__u32)(r->wpos + s - start), starts);
+					if (err)
+						return err;
 				}
 				p = hit + 1;
 			}
@@ -191,11 +215,11 @@ int kbtf__find(const char *path, struct kbtf_query *q, int n)
 
 	if (n < 0 || n > KBTF_QUERIES)
 		return -EINVAL;
-	for (i = 0; i < n; i++) {
-		q[i].id = -ENOENT;
+	for (i = 0; i < n; i++)
 		if (strlen(q[i].name) + 1 > KBTF_NAME || q[i].kind > KBTF_KINDS)
 			return -EINVAL;
-	}
+	for (i = 0; i < n; i++)
+		q[i].id = -ENOENT;
 	memset(c, 0, sizeof(c));
 	r = malloc(sizeof(*r));
 	if (!r)

@@ -9,6 +9,7 @@
 #include <linux/types.h>
 
 #define KBTF_VMLINUX "/sys/kernel/btf/vmlinux"
+#define KBTF_QUERIES 32
 
 struct kbtf_query {
 	const char *name;
@@ -17,9 +18,10 @@ struct kbtf_query {
 };
 
 /*
- * Looks up the @n queries in the BTF at @path (KBTF_VMLINUX for the
- * kernel's) in one pass: 0, or -errno if it cannot be read or is not BTF
- * this reader knows (then every id is -ENOENT; a caller may parse it whole).
+ * Looks up the @n queries (at most KBTF_QUERIES) in the BTF at @path
+ * (KBTF_VMLINUX for the kernel's) in one pass: 0, or -errno if it cannot be
+ * read or is not BTF this reader knows (then every id is -ENOENT), or
+ * -EINVAL for a bad query (ids untouched).
  */
 int kbtf__find(const char *path, struct kbtf_query *q, int n);
 

@@ -174,19 +174,26 @@ static struct pgrptrace_bpf *open_skel(const struct bpf_object_open_opts *opts)
  * it into another: on 4 KiB pages some 2,700 page faults, 20-40 ms of a
  * start here. For the load, big allocations come from the heap, grown once
  * and marked for transparent huge pages (where the kernel offers them on
- * request: "madvise" or "always"), which fault 2 MiB at a time; after it the
- * heap is trimmed and malloc's defaults are back. Without huge pages this
- * costs nothing but the marking.
+ * request: "madvise" or "always"), which fault 2 MiB at a time. After it the
+ * mark is taken off what is left (khugepaged would otherwise fill those huge
+ * pages back for the rest of the run), the heap is trimmed, and malloc's
+ * thresholds are fixed at their starting values (glibc then no longer
+ * raises them as it goes; a user's MALLOC_ settings for them give way).
+ * Without huge pages this costs nothing but the marking.
  */
 #define LOAD_HEAP (16 << 20)
 #define HUGE_PAGE (2UL << 20)
 
+static uintptr_t heap_from, heap_to;
+
 static void load_heap(bool on)
 {
-	uintptr_t from, to;
 	void *p;
 
 	if (!on) {
+		if (heap_to > heap_from)
+			madvise((void *)heap_from, heap_to - heap_from, MADV_NOHUGEPAGE);
+		heap_from = heap_to = 0;
 		mallopt(M_TRIM_THRESHOLD, 128 * 1024);
 		mallopt(M_MMAP_THRESHOLD, 128 * 1024);
 		malloc_trim(0);
@@ -197,10 +204,10 @@ static void load_heap(bool on)
 	p = malloc(LOAD_HEAP);
 	if (!p)
 		return;
-	from = ((uintptr_t)p + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
-	to = ((uintptr_t)p + LOAD_HEAP) & ~(HUGE_PAGE - 1);
-	if (to > from)
-		madvise((void *)from, to - from, MADV_HUGEPAGE);
+	heap_from = ((uintptr_t)p + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+	heap_to = ((uintptr_t)p + LOAD_HEAP) & ~(HUGE_PAGE - 1);
+	if (heap_to <= heap_from || madvise((void *)heap_from, heap_to - heap_from, MADV_HUGEPAGE))
+		heap_from = heap_to = 0;
 	free(p);
 }
 

@@ -96,6 +96,49 @@ static bool probe_atomic_fetch(void)
 	return true;
 }
 
+/*
+ * Whether a tracing program may use a hash allocated as it fills: BPF's
+ * allocator (bpf_mem_alloc_init(), 6.1) in the kernel's BTF, and then a
+ * tracepoint program that looks one up loads. Before 6.1 such a load passes
+ * with a kernel warning, so it is tried only where the allocator is.
+ */
+static bool probe_mem_alloc(void)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, mo, .map_flags = BPF_F_NO_PREALLOC);
+	int map, fd;
+
+	if (probes__kernel_func("bpf_mem_alloc_init") <= 0)
+		return false;
+	map = bpf_map_create(BPF_MAP_TYPE_HASH, "pgt_alloc_probe", 4, 4, 1, &mo);
+	if (map < 0)
+		return false;
+	{
+		const struct bpf_insn insns[] = {
+			{ .code = BPF_ST | BPF_MEM | BPF_W, .dst_reg = BPF_REG_10, .off = -4 },
+			{ .code = BPF_ALU64 | BPF_MOV | BPF_X,
+			  .dst_reg = BPF_REG_2,
+			  .src_reg = BPF_REG_10 },
+			{ .code = BPF_ALU64 | BPF_ADD | BPF_K, .dst_reg = BPF_REG_2, .imm = -4 },
+			{ .code = BPF_LD | BPF_DW | BPF_IMM,
+			  .dst_reg = BPF_REG_1,
+			  .src_reg = BPF_PSEUDO_MAP_FD,
+			  .imm = map },
+			{},
+			{ .code = BPF_JMP | BPF_CALL, .imm = BPF_FUNC_map_lookup_elem },
+			{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0 },
+			{ .code = BPF_JMP | BPF_EXIT },
+		};
+
+		fd = bpf_prog_load(BPF_PROG_TYPE_TRACEPOINT, "pgt_alloc_probe", "GPL", insns,
+				   sizeof(insns) / sizeof(insns[0]), NULL);
+	}
+	close(map);
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
 const struct features *probes__features(bool verbose)
 {
 	const char *off;
@@ -108,8 +151,7 @@ const struct features *probes__features(bool verbose)
 	kfeat.snprintf = libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE, BPF_FUNC_snprintf, NULL) > 0;
 	kfeat.task_storage = libbpf_probe_bpf_map_type(BPF_MAP_TYPE_TASK_STORAGE, NULL) > 0;
 	kfeat.atomic_fetch = probe_atomic_fetch();
-	/* BPF's own allocator (6.1): a tracing program may use a hash allocated as it fills. */
-	kfeat.mem_alloc = probes__kernel_func("bpf_mem_alloc_init") > 0;
+	kfeat.mem_alloc = probe_mem_alloc();
 	/*
 	 * Testing aid: PGRPTRACE_TEST_NO_FEATURES=loop,snprintf,task_storage,
 	 * atomic_fetch,mem_alloc (or all) takes the fallbacks of an older kernel on this one.

@@ -14,7 +14,7 @@ struct features {
 	bool snprintf;	    /* bpf_snprintf (5.13); else /proc/kallsyms */
 	bool task_storage;  /* task storage (5.11); else an LRU hash */
 	bool atomic_fetch;  /* atomic fetch-and-add (5.12); else the boot clock numbers */
-	bool mem_alloc;	    /* BPF's allocator (6.1); else syscall state in a preallocated hash */
+	bool mem_alloc; /* BPF's allocator (6.1); else the filter's and syscalls' hashes preallocated */
 };
 
 /* Probed at the first call (said with @verbose), the same after. */

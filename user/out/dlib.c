@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <dlfcn.h>
+#include <stddef.h>
 #include "dlib.h"
 #include "msg.h"
 
@@ -16,6 +17,9 @@ int dlib__load(const char *soname, const char *option, const struct dlib_sym *sy
 		*syms[i].fn = dlsym(h, syms[i].name);
 		if (!*syms[i].fn) {
 			p_err("%s needs %s from %s: %s", option, syms[i].name, soname, dlerror());
+			while (i >= 0)
+				*syms[i--].fn = NULL;
+			dlclose(h);
 			return -1;
 		}
 	}
