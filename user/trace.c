@@ -78,6 +78,11 @@ static void install_handlers(bool reopen)
 	sigemptyset(&sv.sa_mask);
 	sigaction(SIGUSR1, &sv, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	/*
+	 * Left ignored by whoever started us, the command's exit would be
+	 * reaped unseen (waitpid(): ECHILD) and the run would never end.
+	 */
+	signal(SIGCHLD, SIG_DFL);
 }
 
 /*

@@ -8,6 +8,7 @@ import select
 import shutil
 import signal
 import socket
+import sys
 import tempfile
 
 from harness import (PGRPTRACE, Proc, Tap, Tracer, check_nothing_left, loaded_progs, run,
@@ -69,6 +70,14 @@ else:
     t.ok("--metrics needs libmicrohttpd.so.12: " in r.stderr,
          "--metrics without its library: says which, and why", r.stderr.strip())
     check_nothing_left(t, "--metrics without its library")
+# Started with SIGCHLD ignored (as a supervisor may leave it), the command's
+# exit is still seen: the run ends with it, and says its status.
+r = run([sys.executable, "-c", "import os, signal, sys; "
+         "signal.signal(signal.SIGCHLD, signal.SIG_IGN); os.execv(sys.argv[1], sys.argv[1:])",
+         PGRPTRACE, "-o", os.devnull, "--", "sh", "-c", "exit 3"], timeout=30, expect_hang=True)
+t.ok(not r.timed_out, "SIGCHLD ignored at start: the run ends with its command")
+t.eq(r.returncode, 3, "SIGCHLD ignored at start: the command's status")
+check_nothing_left(t, "SIGCHLD ignored at start")
 expect(["--metrics", "9100", "--replay", "/nonexistent.rec"], 2,
        "--metrics serves a trace's metrics: not with --replay", "--metrics --replay")
 with socket.socket() as taken:
