@@ -88,10 +88,28 @@ victim.wait(30)
 fact("hostile_kill", pid=victim.pid, sender=k.pid, exe_hex=hostile.hex())
 shutil.rmtree(scratch)
 
-# timeout(1) ends its command: the sleep is timeout's child.
-tmo = subprocess.Popen(["timeout", "0.2", "sleep", "60"])
-tmo.wait(30)
-fact("timeout", sender=tmo.pid)
+# timeout(1) ends its command: the sleep is timeout's child. Its timer is
+# fired by hand (SIGALRM, what the timer sends it) once the child runs
+# sleep: a timer that fired before the child's exec would run timeout's own
+# handler in the child, which exits by itself (a 0.2 s timer did so on a
+# loaded machine).
+tmo = subprocess.Popen(["timeout", "60", "sleep", "60"])
+end = time.monotonic() + 10 * SCALE
+child = None
+while child is None and time.monotonic() < end:
+    try:
+        with open("/proc/%d/task/%d/children" % (tmo.pid, tmo.pid)) as f:
+            child = int(f.read().split()[0])
+    except (OSError, IndexError, ValueError):
+        time.sleep(0.005)           # polling a state, bounded
+if child and wait_comm(child, "sleep"):
+    os.kill(tmo.pid, signal.SIGALRM)
+    tmo.wait(30)
+    fact("timeout", sender=tmo.pid, pid=child)
+else:
+    tmo.kill()
+    tmo.wait(30)
+    skip("timeout", "timeout's child did not run sleep in %d s" % (10 * SCALE))
 
 # A shell's kill -9 of its own job, then wait.
 sh = subprocess.Popen(["bash", "-c", "sleep 60 & echo $!; kill -9 $!; wait"],
