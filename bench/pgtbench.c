@@ -58,11 +58,14 @@ static void die(const char *what)
 	exit(1);
 }
 
-static void reap(pid_t pid)
+static int reap(pid_t pid)
 {
-	while (waitpid(pid, NULL, 0) < 0)
+	int status;
+
+	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
 			die("waitpid");
+	return status;
 }
 
 /* One child doing @what, waited for: fork, spawn, setsid, setpgid. */
@@ -215,12 +218,8 @@ static pid_t spawn(char *const argv[], int out_fd)
 static double run_wall(char *const argv[])
 {
 	double t0 = now();
-	int status;
-	pid_t pid = spawn(argv, -1);
+	int status = reap(spawn(argv, -1));
 
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			die("waitpid");
 	if (!WIFEXITED(status) || WEXITSTATUS(status))
 		fprintf(stderr, "pgtbench: %s exited with status %#x\n", argv[0], status);
 	return now() - t0;
@@ -306,7 +305,7 @@ static void pgt_round(char *pgrptrace, char *out, char *self, char *stamp, struc
 	char *first_argv[] = { pgrptrace, "--json", NULL };
 	double t0, end, stamped = 0;
 	struct pollfd pfd;
-	int p[2], status;
+	int p[2];
 	FILE *f;
 	pid_t pid;
 
@@ -345,9 +344,7 @@ static void pgt_round(char *pgrptrace, char *out, char *self, char *stamp, struc
 	}
 	kill(pid, SIGINT);
 	close(p[0]);
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			die("waitpid");
+	reap(pid);
 }
 
 static void print_runs(const char *prefix, const struct pgt_runs *r, int runs, bool last)
