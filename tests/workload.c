@@ -82,18 +82,29 @@ static pid_t held_child(int fds[2])
 	return p;
 }
 
-/* Children that die by @sig, with core dumps allowed; report each status. */
+/*
+ * Children that die by @sig, with core dumps allowed; report each status.
+ * They dump in a directory of their own, emptied after (with the kernel's
+ * default core_pattern a dump lands in the working directory: the tree's).
+ */
 static int scenario_signals(void)
 {
 	static const int sigs[] = { SIGTERM, SIGKILL, SIGSEGV, SIGABRT };
 	struct rlimit rl = { RLIM_INFINITY, RLIM_INFINITY };
+	char dir[] = "/tmp/pgt-core-XXXXXX", path[64];
 	unsigned int i;
 	pid_t p;
 	int st;
 
+	if (!mkdtemp(dir)) {
+		perror("workload: mkdtemp");
+		return 1;
+	}
 	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
 		p = xfork();
 		if (p == 0) {
+			if (chdir(dir))
+				_exit(103);
 			setrlimit(RLIMIT_CORE, &rl);
 			signal(sigs[i], SIG_DFL);
 			raise(sigs[i]);
@@ -101,7 +112,12 @@ static int scenario_signals(void)
 		}
 		st = xwait(p);
 		fact("{\"what\":\"signal\",\"pid\":%d,\"sig\":%d,\"status\":%d}", p, sigs[i], st);
+		snprintf(path, sizeof(path), "%s/core", dir);
+		unlink(path);
+		snprintf(path, sizeof(path), "%s/core.%d", dir, p);
+		unlink(path);
 	}
+	rmdir(dir);
 	p = xfork();
 	if (p == 0)
 		_exit(42);
