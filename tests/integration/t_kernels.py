@@ -8,7 +8,9 @@ First on a busybox initramfs: `pgrptrace --check` must name the level it
 uses and what each refused level lacks; every level it offers must then pass
 the randomized fidelity run (fork, double fork, setsid, setpgid of self and
 child, subreaper, reap, exit, reparent: the model equal to /proc at every
-quiet point); and the run with reparents left out must be caught.
+quiet point); and the run with reparents left out must be caught. A run's
+programs, relocated against the kernel's types cut to what CO-RE uses, must
+have the tags of a run where libbpf searches the whole BTF (and modules').
 
 Then on a root disk made of this machine's programs (python3, bash, sshd,
 tmux, util-linux, podman) under a tmpfs overlay: the end-to-end suite
@@ -49,6 +51,8 @@ GUEST_TESTS = os.environ.get("GUEST_TESTS", " ".join(
 GUEST_ENV = {"PGRPTRACE": "/pgt/pgrptrace", "WORKLOAD": "/pgt/.output/tests/workload",
              "FIDELITY": "/pgt/.output/tests/fidelity", "FIDELITY_SEEDS": "10",
              "PGT_TIME_SCALE": "5", "PGT_GUEST": "1"}
+# The command prints the tags (instruction hashes) of pgrptrace's programs.
+TAGS = ["sh", "-c", "grep -h prog_tag /proc/$PPID/fdinfo/*"]
 TAP = re.compile(r"^(not ok|ok) \d+ - (.*?)(?: # SKIP (.*))?$")
 
 # What each kernel is known to lack (../shared/docs/kernel-notes.md section 9),
@@ -151,7 +155,9 @@ def boots(suite, kdir):
     level loads) the root disk. Each is (release, results, console, seconds)."""
     commands = [("check", 300, ["pgrptrace", "--check", "--json"]),
                 ("check-text", 300, ["pgrptrace", "--check"]),
-                ("run", 300, ["pgrptrace", "-v", "--", "true"])]
+                ("run", 300, ["pgrptrace", "-v", "-o", "/dev/null", "--"] + TAGS),
+                ("run-whole", 300, ["env", "PGRPTRACE_TEST_WHOLE_BTF=1", "pgrptrace", "-v",
+                                    "-o", "/dev/null", "--"] + TAGS)]
     for level in LEVELS:
         commands.append(("fidelity-" + level, 900, fidelity_cmd(level, 1, SEEDS)))
     commands.append(("control", 600, fidelity_cmd("tp_btf", 7, 2, skip="reparent")))
@@ -226,6 +232,17 @@ for suite in [s for s in SUITES if s in running]:
     m = re.search(r"attached with (\S+) hooks", rout)
     t.eq((rrc, m and m.group(1)), (0, check.get("level")),
          "%s: a run attaches the level --check names" % name)
+    # CO-RE against the kernel's types cut to what the relocations use
+    # (corebtf.c): every program as libbpf relocates it searching the whole
+    # BTF and, for a type of another version, every module's.
+    wrc, wout = res.get("run-whole", (None, ""))
+    cut, whole = (sorted(re.findall(r"^prog_tag:\s+(\w+)", x, re.M)) for x in (rout, wout))
+    t.ok("CO-RE types: " in rout and "CO-RE types: " not in wout,
+         "%s: CO-RE against the cut kernel BTF" % name,
+         [l for l in (rout + wout).splitlines() if "CO-RE" in l])
+    t.ok(wrc == 0 and len(cut) >= 20 and cut == whole,
+         "%s: every program relocated as against the whole kernel BTF" % name,
+         (wrc, len(cut), sorted(set(cut) ^ set(whole))), "the same %d tags" % len(whole))
     # Where trampolines load, no syscall tracepoint: each syscall has its function here.
     events = {e["event"]: e for e in check.get("events", [])}
     for k in ("setsid, setpgid, subreaper", "tty acquire, release, foreground",

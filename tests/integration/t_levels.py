@@ -9,6 +9,7 @@ every level below the default in `make check` (check-levels)."""
 import gzip
 import json
 import os
+import re
 
 from harness import PGRPTRACE, Tap, check_nothing_left, run, run_tracer, workload
 
@@ -78,9 +79,29 @@ for name in LEVELS:
     t.ok(line and (("loads and attaches" in line[0]) == ok[name]),
          "check text: %s says the same as JSON" % name, line)
 
-# Every level: forcing it agrees with --check; a level that loads traces.
+# The command prints the tags of pgrptrace's programs (their instructions'
+# hash, as relocated) to stderr, then runs the rest.
+TAGS = ["sh", "-c", 'grep -h prog_tag /proc/$PPID/fdinfo/* >&2; exec "$@"', "tags"]
+
+
+def same_relocations(what, r, env):
+    """CO-RE against the kernel's types cut to what the relocations use
+    (corebtf.c) must relocate every program as libbpf does searching the
+    whole BTF: the same tags, program for program."""
+    t.ok("CO-RE types: " in r.err, "%s: CO-RE against the cut kernel BTF" % what,
+         [l for l in r.err.splitlines() if "CO-RE" in l])
+    whole = run_tracer(["-v", "--json", "--"] + TAGS + ["true"],
+                       env=dict(env, PGRPTRACE_TEST_WHOLE_BTF="1"))
+    cut, full = (sorted(re.findall(r"^prog_tag:\s+(\w+)", x.err, re.M)) for x in (r, whole))
+    t.ok(len(cut) >= 20 and cut == full and "CO-RE types: " not in whole.err,
+         "%s: every program relocated as against the whole kernel BTF" % what,
+         (len(cut), sorted(set(cut) ^ set(full))), "the same %d tags" % len(full))
+
+
+# Every level: forcing it agrees with --check; a level that loads traces,
+# its programs relocated as against the whole BTF.
 for name in LEVELS:
-    r = run_tracer(["-v", "--json", "--"] + workload("exit", "3"),
+    r = run_tracer(["-v", "--json", "--"] + TAGS + workload("exit", "3"),
                    env={"PGRPTRACE_HOOKS": name})
     if not ok[name]:
         why = [l["reason"] for l in c["levels"] if l["name"] == name][0]
@@ -95,17 +116,19 @@ for name in LEVELS:
          ["exec", "exit"], "%s: exec and exit seen" % name)
     exits = r.of("exit")
     t.ok(exits and exits[-1]["exit"]["code"] == 3, "%s: the exit code" % name)
+    same_relocations(name, r, {"PGRPTRACE_HOOKS": name})
 
 # The fallbacks of kernels before 5.17 (no bpf_loop, bpf_snprintf or task
 # storage), taken here on request: the loader says so, and still traces.
 # The `fallbacks` pass of make check runs the end-to-end tests this way.
-r = run_tracer(["-v", "--json", "--"] + workload("exit", "3"),
+r = run_tracer(["-v", "--json", "--"] + TAGS + workload("exit", "3"),
                env={"PGRPTRACE_TEST_NO_FEATURES": "all"})
 t.ok("bpf_loop no, bpf_snprintf no, task storage no, atomic fetch no" in r.err,
      "fallbacks: taken when asked", r.err[-400:])
 t.eq(r.rc, 3, "fallbacks: the command ran, its status passed on")
 exits = r.of("exit")
 t.ok(exits and exits[-1]["exit"]["code"] == 3, "fallbacks: its exit traced")
+same_relocations("fallbacks", r, {"PGRPTRACE_TEST_NO_FEATURES": "all"})
 
 # An unreadable BTF file: --check says so and exits 1.
 p = run([PGRPTRACE, "--check", "--btf", "/nonexistent"], capture_output=True,

@@ -128,8 +128,7 @@ static int find_names(struct reader *r, __u64 start, __u32 len, const struct kbt
 	return 0;
 }
 
-/* The bytes that follow a type's struct btf_type, by its kind; -1 for a kind unknown here. */
-static long extra_bytes(__u32 kind, __u32 vlen)
+long kbtf__extra_bytes(__u32 kind, __u32 vlen)
 {
 	switch (kind) {
 	case BTF_KIND_INT:
@@ -184,7 +183,7 @@ static int find_types(struct reader *r, __u64 start, __u32 len, struct kbtf_quer
 				return err;
 		}
 		memcpy(&t, r->buf + (at - r->wpos), sizeof(t));
-		extra = extra_bytes(BTF_INFO_KIND(t.info), BTF_INFO_VLEN(t.info));
+		extra = kbtf__extra_bytes(BTF_INFO_KIND(t.info), BTF_INFO_VLEN(t.info));
 		if (extra < 0)
 			return -EPROTO;
 		for (i = 0; i < n; i++) {

@@ -25,4 +25,7 @@ struct kbtf_query {
  */
 int kbtf__find(const char *path, struct kbtf_query *q, int n);
 
+/* The bytes that follow a type's struct btf_type, by its kind; -1 for a kind unknown here. */
+long kbtf__extra_bytes(__u32 kind, __u32 vlen);
+
 #endif /* __KBTF_H */

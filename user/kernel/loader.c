@@ -20,6 +20,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "clock.h"
+#include "corebtf.h"
 #include "probes.h"
 #include "loader.h"
 #include "proglog.h"
@@ -143,6 +144,13 @@ static void load_failure(struct loader *l, const struct bpf_program *prog, const
  * pgt_next()): both come from one source with the same maps, programs and
  * variables, so one skeleton struct serves either, as open_opts() would.
  */
+static const void *object_bytes(size_t *sz)
+{
+	if (probes__features(verbosity)->atomic_fetch)
+		return pgrptrace_bpf__elf_bytes(sz);
+	return pgrptrace_nofetch_bpf__elf_bytes(sz);
+}
+
 static struct pgrptrace_bpf *open_skel(const struct bpf_object_open_opts *opts)
 {
 	struct pgrptrace_bpf *skel;
@@ -157,8 +165,7 @@ static struct pgrptrace_bpf *open_skel(const struct bpf_object_open_opts *opts)
 	}
 	err = pgrptrace_bpf__create_skeleton(skel);
 	if (!err) {
-		skel->skeleton->data =
-			(void *)pgrptrace_nofetch_bpf__elf_bytes(&skel->skeleton->data_sz);
+		skel->skeleton->data = (void *)object_bytes(&skel->skeleton->data_sz);
 		err = bpf_object__open_skeleton(skel->skeleton, opts);
 	}
 	if (err) {
@@ -254,7 +261,8 @@ static void say_verified(struct bpf_object *obj)
 static int open_and_load(struct loader *l, const struct loader_cfg *cfg, enum hook_level level,
 			 bool with_iter, bool quiet)
 {
-	LIBBPF_OPTS(bpf_object_open_opts, oo, .btf_custom_path = cfg->btf_path);
+	LIBBPF_OPTS(bpf_object_open_opts, oo,
+		    .btf_custom_path = cfg->btf_path ?: (l->core_btf[0] ? l->core_btf : NULL));
 	struct prog_logs logs = {};
 	struct bpf_program *failed;
 	struct pgrptrace_bpf *skel;
@@ -373,6 +381,51 @@ static int attach_all(struct loader *l)
 	return 0;
 }
 
+/*
+ * The kernel's types for CO-RE, cut to what the object's relocations can
+ * use (corebtf.c): libbpf searched all of them once per relocated type,
+ * 40-50 ms of a start, and on kernels that lack a type of another
+ * version's (5.10 and 6.1 lack trace_event_raw_sched_process_exit) it
+ * loaded every module's BTF to look there too. Where it cannot be cut,
+ * libbpf searches the kernel's BTF as before.
+ */
+static void core_btf_open(struct loader *l)
+{
+	struct corebtf_stats st;
+	__u64 t0 = mono_ms();
+	const void *elf;
+	size_t sz;
+	int fd;
+
+	l->core_btf_tried = true;
+	/* Testing aid: libbpf's own search of the whole BTF, modules' included. */
+	if (getenv("PGRPTRACE_TEST_WHOLE_BTF"))
+		return;
+	elf = object_bytes(&sz);
+	fd = corebtf__memfd(elf, sz, VMLINUX_BTF, &st);
+	if (fd < 0) {
+		if (verbosity)
+			p_err("CO-RE against the whole kernel BTF: cannot cut it: %s",
+			      strerror(-fd));
+		return;
+	}
+	l->core_btf_fd = fd;
+	snprintf(l->core_btf, sizeof(l->core_btf), "/proc/self/fd/%d", fd);
+	if (verbosity)
+		p_err("CO-RE types: %u of the kernel's %u for %u relocated types (%u stubs, "
+		      "%u bytes; %u not in this kernel%s%s) in %llu ms",
+		      st.types, st.kernel_types, st.roots, st.stubs, st.bytes, st.absent,
+		      st.absent ? ", as " : "", st.absent_name,
+		      (unsigned long long)(mono_ms() - t0));
+}
+
+static void core_btf_close(struct loader *l)
+{
+	if (l->core_btf[0])
+		close(l->core_btf_fd);
+	l->core_btf[0] = '\0';
+}
+
 /* Open, load and attach one level; on failure nothing stays loaded. */
 static int start_level(struct loader *l, const struct loader_cfg *cfg, enum hook_level level,
 		       bool quiet)
@@ -389,6 +442,8 @@ static int start_level(struct loader *l, const struct loader_cfg *cfg, enum hook
 			p_err("%s hooks: %s, trying the next", hooks__level_name(level), why);
 		return -1;
 	}
+	if (!cfg->btf_path && !l->core_btf_tried)
+		core_btf_open(l);
 	if (open_and_load(l, cfg, level, !getenv("PGRPTRACE_TEST_NO_ITER"), quiet))
 		return -1;
 	t0 = mono_ms();
@@ -455,10 +510,13 @@ int loader__start(struct loader *l, const struct loader_cfg *cfg)
 	probes__features(verbosity);
 	t_probe = mono_ms() - t0;
 	while (start_level(l, cfg, level, !forced && level < HOOK_LEVELS - 1)) {
-		if (forced || level == HOOK_LEVELS - 1)
+		if (forced || level == HOOK_LEVELS - 1) {
+			core_btf_close(l);
 			return -1;
+		}
 		level++;
 	}
+	core_btf_close(l);
 	l->t_probe_ms = t_probe;
 	if (verbosity)
 		p_err("attached with %s hooks (probes %llu ms, open %llu ms, load %llu ms, "
@@ -480,9 +538,11 @@ int loader__probe(const struct loader_cfg *cfg, enum hook_level level, char *why
 	if (level == HOOK_FENTRY && probes__fentry(why, len))
 		return -1;
 	if (start_level(&l, cfg, level, true)) {
+		core_btf_close(&l);
 		snprintf(why, len, "%s", l.failure[0] ? l.failure : "refused");
 		return -1;
 	}
+	core_btf_close(&l);
 	*has_iter = l.has_iter;
 	loader__stop(&l);
 	return 0;

@@ -26,6 +26,10 @@ struct loader {
 	bool has_iter;		    /* the iter/task snapshot program loaded */
 	struct bpf_link *iter_link; /* its link, made at the first snapshot */
 	char failure[256];	    /* why the last level did not start, in one line */
+	/* The CO-RE subset of the kernel's BTF while levels are tried: its memfd and path. */
+	bool core_btf_tried;
+	int core_btf_fd;
+	char core_btf[32];
 	/* Where start-up time goes, for -v: open, load (verifier included), attach. */
 	__u64 t_probe_ms, t_open_ms, t_load_ms, t_attach_ms;
 };
