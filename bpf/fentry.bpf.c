@@ -73,13 +73,26 @@ SEC("fentry/" SYSCALL(setpgid))
 int BPF_PROG(fentry_setpgid, struct pt_regs *regs)
 {
 	return setpgid_enter((__s32)PT_REGS_PARM1_CORE_SYSCALL(regs),
-			     (__s32)PT_REGS_PARM2_CORE_SYSCALL(regs));
+			     (__s32)PT_REGS_PARM2_CORE_SYSCALL(regs), true);
+}
+
+SEC("fentry/" SYSCALL(setpgid))
+int BPF_PROG(fentry_setpgid_noloop, struct pt_regs *regs)
+{
+	return setpgid_enter((__s32)PT_REGS_PARM1_CORE_SYSCALL(regs),
+			     (__s32)PT_REGS_PARM2_CORE_SYSCALL(regs), false);
 }
 
 SEC("fexit/" SYSCALL(setpgid))
 int BPF_PROG(fexit_setpgid, struct pt_regs *regs, long ret)
 {
-	return setpgid_exit(ret);
+	return setpgid_exit(ret, true);
+}
+
+SEC("fexit/" SYSCALL(setpgid))
+int BPF_PROG(fexit_setpgid_noloop, struct pt_regs *regs, long ret)
+{
+	return setpgid_exit(ret, false);
 }
 
 /* One program: the arguments are still there at the exit. */

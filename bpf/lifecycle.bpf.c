@@ -125,16 +125,75 @@ static __always_inline bool at_top(struct dentry *dentry, struct vfsmount *vfsmn
 	return BPF_CORE_READ(dentry, d_parent) == dentry;     /* a root outside any mount */
 }
 
+/* A walk up from a dentry: where it is, and how it ended. */
+struct path_walk {
+	struct pgt_exec *e;
+	__u64 dentry, vfsmnt, mnt; /* where the walk is */
+	__u64 root_dentry, root_mnt;
+	__u64 off; /* of the vfsmount in a struct mount */
+	__u32 pos, end;
+	__u32 state; /* PATH_WALKING, or how it ended */
+};
+
+#define PATH_WALKING 0
+#define PATH_TOP     1 /* the task's root, or the top of its mounts: whole */
+#define PATH_CUT     2 /* no room left, or a name unreadable */
+
+/* One step up: a mount crossed, or a name written. 1 when the walk ended. */
+static long path_step(__u64 i, void *data)
+{
+	struct path_walk *w = data;
+	struct dentry *dentry = (struct dentry *)(long)w->dentry, *parent;
+	struct vfsmount *vfsmnt = (struct vfsmount *)(long)w->vfsmnt;
+	struct mount *mnt = (struct mount *)(long)w->mnt, *mnt_parent;
+	const unsigned char *name;
+	__u32 p = w->pos;
+	long n;
+
+	if (w->dentry == w->root_dentry && w->vfsmnt == w->root_mnt)
+		goto top;
+	if (dentry == BPF_CORE_READ(vfsmnt, mnt_root)) {
+		mnt_parent = BPF_CORE_READ(mnt, mnt_parent);
+		if (mnt_parent == mnt) /* the namespace's root */
+			goto top;
+		w->dentry = (__u64)(long)BPF_CORE_READ(mnt, mnt_mountpoint);
+		w->mnt = (__u64)(long)mnt_parent;
+		w->vfsmnt = w->mnt + w->off;
+		return 0;
+	}
+	parent = BPF_CORE_READ(dentry, d_parent);
+	if (parent == dentry) /* a root outside any mount */
+		goto top;
+	if (p >= w->end || w->end - p < 2)
+		goto cut;
+	name = BPF_CORE_READ(dentry, d_name.name);
+	barrier_var(p);
+	if (p >= PGT_EXEC_DATA_MAX)
+		goto cut;
+	n = bpf_probe_read_kernel_str(w->e->data + p, NAME_READ, name);
+	if (n <= 0 || p + n > w->end)
+		goto cut;
+	w->pos = p + n;
+	w->dentry = (__u64)(long)parent;
+	return 0;
+top:
+	w->state = PATH_TOP;
+	return 1;
+cut:
+	w->state = PATH_CUT;
+	return 1;
+}
+
 static __always_inline bool walk_path(struct pgt_exec *e, struct dentry *dentry,
 				      struct vfsmount *vfsmnt, struct dentry *root_dentry,
 				      struct vfsmount *root_mnt, __u32 *pos, __u32 end,
-				      __u32 *marks, __u32 deleted, __u32 anon)
+				      __u32 *marks, __u32 deleted, __u32 anon, bool loop)
 {
 	size_t off = bpf_core_field_offset(struct mount, mnt);
 	struct mount *mnt = (void *)vfsmnt - off;
-	struct dentry *parent, *mnt_root;
-	struct mount *mnt_parent;
+	struct path_walk w = { .e = e, .off = off, .end = end };
 	const unsigned char *name;
+	struct dentry *parent;
 	__u32 p = *pos;
 	long n;
 
@@ -145,14 +204,14 @@ static __always_inline bool walk_path(struct pgt_exec *e, struct dentry *dentry,
 	else if (parent == dentry && dentry != BPF_CORE_READ(vfsmnt, mnt_root) &&
 		 (dentry != root_dentry || vfsmnt != root_mnt)) {
 		if (p >= end || end - p < 2)
-			goto cut;
+			return false;
 		name = BPF_CORE_READ(dentry, d_name.name);
 		barrier_var(p);
 		if (p >= PGT_EXEC_DATA_MAX)
-			goto cut;
+			return false;
 		n = bpf_probe_read_kernel_str(e->data + p, NAME_READ, name);
 		if (n <= 0 || p + n > end)
-			goto cut;
+			return false;
 		*pos = p + n;
 		/* Named by its d_dname(); a disconnected dentry is the leaf part only. */
 		if (!BPF_CORE_READ(dentry, d_op, d_dname))
@@ -160,55 +219,39 @@ static __always_inline bool walk_path(struct pgt_exec *e, struct dentry *dentry,
 		*marks |= anon;
 		return true;
 	}
-	for (int i = 0; i < PATH_DEPTH; i++) {
-		if (dentry == root_dentry && vfsmnt == root_mnt)
-			goto done;
-		mnt_root = BPF_CORE_READ(vfsmnt, mnt_root);
-		if (dentry == mnt_root) {
-			mnt_parent = BPF_CORE_READ(mnt, mnt_parent);
-			if (mnt_parent == mnt) /* the namespace's root */
-				goto done;
-			dentry = BPF_CORE_READ(mnt, mnt_mountpoint);
-			mnt = mnt_parent;
-			vfsmnt = (void *)mnt + off;
-			continue;
-		}
-		parent = BPF_CORE_READ(dentry, d_parent);
-		if (parent == dentry) /* a root outside any mount */
-			goto done;
-		if (p >= end || end - p < 2)
-			break;
-		name = BPF_CORE_READ(dentry, d_name.name);
-		barrier_var(p);
-		if (p >= PGT_EXEC_DATA_MAX)
-			break;
-		n = bpf_probe_read_kernel_str(e->data + p, NAME_READ, name);
-		if (n <= 0 || p + n > end)
-			break;
-		p += n;
-		dentry = parent;
+	w.dentry = (__u64)(long)dentry;
+	w.vfsmnt = (__u64)(long)vfsmnt;
+	w.mnt = (__u64)(long)mnt;
+	w.root_dentry = (__u64)(long)root_dentry;
+	w.root_mnt = (__u64)(long)root_mnt;
+	w.pos = p;
+	if (loop) {
+		bpf_loop(PATH_DEPTH, path_step, &w, 0);
+	} else {
+		for (int i = 0; i < PATH_DEPTH; i++)
+			if (path_step(i, &w))
+				break;
 	}
+	*pos = w.pos;
+	if (w.state != PATH_WALKING)
+		return w.state == PATH_TOP;
 	/* A walk of exactly PATH_DEPTH steps ends at the top: whole. */
-	if (at_top(dentry, vfsmnt, mnt, root_dentry, root_mnt))
-		goto done;
-cut:
-	*pos = p;
-	return false;
-done:
-	*pos = p;
-	return true;
+	return at_top((struct dentry *)(long)w.dentry, (struct vfsmount *)(long)w.vfsmnt,
+		      (struct mount *)(long)w.mnt, root_dentry, root_mnt);
 }
 
 /*
  * walk_path() into the exec being built, as a global function: the verifier
  * checks it once per program, where inlined at its two walks it checked the
- * 40 steps twice. Numbers in and out, as 5.10 requires of a global
- * function, and at most five: the walk's start, its position and end (low
- * and high halves), the marks it may set (deleted, anon); out, the position
- * after it in the low half, the marks above it, and bit 63 when the walk
- * reached the top. The root it stops at is in the scratch value.
+ * 40 steps twice (with bpf_loop(), the step once). Numbers in and out, as
+ * 5.10 requires of a global function, and at most five: the walk's start,
+ * its position and end (low and high halves), the marks it may set
+ * (deleted, anon); out, the position after it in the low half, the marks
+ * above it, and bit 63 when the walk reached the top. The root it stops at
+ * is in the scratch value.
  */
-__noinline __u64 walk_path_into_exec(__u64 dentry, __u64 vfsmnt, __u64 pos_end, __u64 mark_bits)
+static __always_inline __u64 walk_into_exec(__u64 dentry, __u64 vfsmnt, __u64 pos_end,
+					    __u64 mark_bits, bool loop)
 {
 	__u32 zero = 0, marks = 0, pos = (__u32)pos_end;
 	struct exec_scratch *s;
@@ -220,23 +263,37 @@ __noinline __u64 walk_path_into_exec(__u64 dentry, __u64 vfsmnt, __u64 pos_end, 
 	whole = walk_path(&s->e, (struct dentry *)(long)dentry, (struct vfsmount *)(long)vfsmnt,
 			  (struct dentry *)(long)s->root_dentry,
 			  (struct vfsmount *)(long)s->root_mnt, &pos, pos_end >> 32, &marks,
-			  (__u32)mark_bits, mark_bits >> 32);
+			  (__u32)mark_bits, mark_bits >> 32, loop);
 	return pos | (__u64)marks << 32 | (__u64)whole << 63;
+}
+
+__noinline __u64 walk_path_into_exec(__u64 dentry, __u64 vfsmnt, __u64 pos_end, __u64 mark_bits)
+{
+	return walk_into_exec(dentry, vfsmnt, pos_end, mark_bits, false);
+}
+
+__noinline __u64 walk_path_into_exec_loop(__u64 dentry, __u64 vfsmnt, __u64 pos_end,
+					  __u64 mark_bits)
+{
+	return walk_into_exec(dentry, vfsmnt, pos_end, mark_bits, true);
 }
 
 /* One walk: its flags (@has, and @cut if it stopped short), the position and marks updated. */
 static __always_inline __u32 walk(__u64 dentry, __u64 vfsmnt, __u32 *pos, __u32 end, __u32 *marks,
-				  __u32 deleted, __u32 anon, __u32 has, __u32 cut)
+				  __u32 deleted, __u32 anon, __u32 has, __u32 cut, bool loop)
 {
-	__u64 r = walk_path_into_exec(dentry, vfsmnt, *pos | (__u64)end << 32,
-				      deleted | (__u64)anon << 32);
+	__u64 r = loop ? walk_path_into_exec_loop(dentry, vfsmnt, *pos | (__u64)end << 32,
+						  deleted | (__u64)anon << 32) :
+			 walk_path_into_exec(dentry, vfsmnt, *pos | (__u64)end << 32,
+					     deleted | (__u64)anon << 32);
 
 	*pos = (__u32)r;
 	*marks |= (__u32)(r >> 32) & ~(1U << 31);
 	return r >> 63 ? has : has | cut;
 }
 
-static __always_inline int handle_exec(struct task_struct *p, pid_t old_pid, const char *filename)
+static __always_inline int handle_exec(struct task_struct *p, pid_t old_pid, const char *filename,
+				       bool loop)
 {
 	struct mm_struct *mm = BPF_CORE_READ(p, mm);
 	struct fs_struct *fs = BPF_CORE_READ(p, fs);
@@ -275,7 +332,7 @@ static __always_inline int handle_exec(struct task_struct *p, pid_t old_pid, con
 	if (fs) {
 		e->flags |= walk((__u64)(long)BPF_CORE_READ(fs, pwd.dentry),
 				 (__u64)(long)BPF_CORE_READ(fs, pwd.mnt), &pos, end, &marks,
-				 PGT_EXEC_CWD_DELETED, 0, PGT_EXEC_HAS_CWD, PGT_EXEC_CWD_CUT);
+				 PGT_EXEC_CWD_DELETED, 0, PGT_EXEC_HAS_CWD, PGT_EXEC_CWD_CUT, loop);
 		e->cwd_len = pos - e->args_len;
 	}
 	end = pos + PGT_EXEC_PATH_MAX;
@@ -283,7 +340,7 @@ static __always_inline int handle_exec(struct task_struct *p, pid_t old_pid, con
 		e->flags |= walk((__u64)(long)BPF_CORE_READ(exe, f_path.dentry),
 				 (__u64)(long)BPF_CORE_READ(exe, f_path.mnt), &pos, end, &marks,
 				 PGT_EXEC_EXE_DELETED, PGT_EXEC_EXE_ANON, PGT_EXEC_HAS_EXE,
-				 PGT_EXEC_EXE_CUT);
+				 PGT_EXEC_EXE_CUT, loop);
 		e->exe_len = pos - e->args_len - e->cwd_len;
 	}
 out:
@@ -569,14 +626,28 @@ int BPF_PROG(sched_process_fork_raw, struct task_struct *parent, struct task_str
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(sched_process_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
 {
-	return handle_exec(p, old_pid, BPF_CORE_READ(bprm, filename));
+	return handle_exec(p, old_pid, BPF_CORE_READ(bprm, filename), true);
+}
+
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(sched_process_exec_noloop, struct task_struct *p, pid_t old_pid,
+	     struct linux_binprm *bprm)
+{
+	return handle_exec(p, old_pid, BPF_CORE_READ(bprm, filename), false);
 }
 
 SEC("raw_tp/sched_process_exec")
 int BPF_PROG(sched_process_exec_raw, struct task_struct *p, pid_t old_pid,
 	     struct linux_binprm *bprm)
 {
-	return handle_exec(p, old_pid, BPF_CORE_READ(bprm, filename));
+	return handle_exec(p, old_pid, BPF_CORE_READ(bprm, filename), true);
+}
+
+SEC("raw_tp/sched_process_exec")
+int BPF_PROG(sched_process_exec_raw_noloop, struct task_struct *p, pid_t old_pid,
+	     struct linux_binprm *bprm)
+{
+	return handle_exec(p, old_pid, BPF_CORE_READ(bprm, filename), false);
 }
 
 SEC("tp_btf/sched_process_exit")
@@ -680,7 +751,16 @@ int sched_process_exec_tp(struct trace_event_raw_sched_process_exec *ctx)
 	unsigned int loc = ctx->__data_loc_filename & 0xffff;
 
 	return handle_exec((struct task_struct *)bpf_get_current_task(), ctx->old_pid,
-			   (const char *)ctx + loc);
+			   (const char *)ctx + loc, true);
+}
+
+SEC("tp/sched/sched_process_exec")
+int sched_process_exec_tp_noloop(struct trace_event_raw_sched_process_exec *ctx)
+{
+	unsigned int loc = ctx->__data_loc_filename & 0xffff;
+
+	return handle_exec((struct task_struct *)bpf_get_current_task(), ctx->old_pid,
+			   (const char *)ctx + loc, false);
 }
 
 SEC("tp/sched/sched_process_exit")

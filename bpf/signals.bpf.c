@@ -365,25 +365,61 @@ static __always_inline void classify(struct task_struct *current_task, struct ta
 	*cause = kernel_cause(cur, t, sig, code);
 }
 
+/* A count of a group's pid list: the next entry, and entries so far. */
+struct pgrp_count {
+	__u64 node;
+	__u32 n;
+};
+
+static long pgrp_step(__u64 i, void *data)
+{
+	struct pgrp_count *c = data;
+	struct hlist_node *node = (struct hlist_node *)(long)c->node;
+
+	if (!node)
+		return 1;
+	c->node = (__u64)(long)BPF_CORE_READ(node, next);
+	c->n++;
+	return 0;
+}
+
+static __always_inline void pgrp_count_start(struct pgrp_count *c, __u64 pgrp_ptr)
+{
+	struct pid *pgrp = (struct pid *)(long)pgrp_ptr;
+
+	c->node = (__u64)(long)BPF_CORE_READ(pgrp, tasks[pidtype_pgid()].first);
+	c->n = 0;
+}
+
 /*
  * How many processes a kill_pgrp() of @t's group reaches: one signal per
  * process on the group's pid list, which cannot change while the kernel
- * loops (it holds tasklist_lock). 0 past PGRP_COUNT_MAX.
+ * loops (it holds tasklist_lock). 0 past PGRP_COUNT_MAX. Without bpf_loop(),
+ * a global function whose bounded loop the verifier walks step by step
+ * (2.8k instructions); with it, the step once.
  */
 __noinline __u32 pgrp_size_of(__u64 pgrp_ptr)
 {
-	struct pid *pgrp = (struct pid *)(long)pgrp_ptr;
-	struct hlist_node *n = BPF_CORE_READ(pgrp, tasks[pidtype_pgid()].first);
+	struct pgrp_count c;
 	__u32 i;
 
-	for (i = 0; i < PGRP_COUNT_MAX && n; i++)
-		n = BPF_CORE_READ(n, next);
-	return n ? 0 : i;
+	pgrp_count_start(&c, pgrp_ptr);
+	for (i = 0; i < PGRP_COUNT_MAX; i++)
+		if (pgrp_step(i, &c))
+			break;
+	return c.node ? 0 : c.n;
 }
 
-static __always_inline __u32 pgrp_size(struct task_struct *t)
+static __always_inline __u32 pgrp_size(struct task_struct *t, bool loop)
 {
-	return pgrp_size_of((__u64)(long)BPF_CORE_READ(t, signal, pids[pidtype_pgid()]));
+	__u64 pgrp = (__u64)(long)BPF_CORE_READ(t, signal, pids[pidtype_pgid()]);
+	struct pgrp_count c;
+
+	if (!loop)
+		return pgrp_size_of(pgrp);
+	pgrp_count_start(&c, pgrp);
+	bpf_loop(PGRP_COUNT_MAX, pgrp_step, &c, 0);
+	return c.node ? 0 : c.n;
 }
 
 /*
@@ -434,7 +470,8 @@ static __always_inline bool same_operation(const struct siggrp *g, struct task_s
 	       ((BPF_CORE_READ(cur, flags) & PF_EXITING) && g->target == target);
 }
 
-static __always_inline int handle_signal(int sig, int code, struct task_struct *t, int result)
+static __always_inline int handle_signal(int sig, int code, struct task_struct *t, int result,
+					 bool loop)
 {
 	struct task_struct *cur = (struct task_struct *)bpf_get_current_task();
 	__u32 tid = cur_tid(), cause, scope;
@@ -489,7 +526,7 @@ static __always_inline int handle_signal(int sig, int code, struct task_struct *
 			ng.cause = cause;
 			ng.target = target;
 			ng.first = rtgid;
-			ng.expect = pgrp_loop(cause, scope) ? pgrp_size(t) : 0;
+			ng.expect = pgrp_loop(cause, scope) ? pgrp_size(t, loop) : 0;
 			bpf_map_update_elem(&siggrp, &tid, &ng, BPF_ANY);
 			g = bpf_map_lookup_elem(&siggrp, &tid);
 			if (!g)
@@ -583,25 +620,51 @@ SEC("tp_btf/signal_generate")
 int BPF_PROG(signal_generate, int sig, struct kernel_siginfo *info, struct task_struct *t,
 	     int group, int result)
 {
-	return handle_signal(sig, si_code_of(info), t, result);
+	return handle_signal(sig, si_code_of(info), t, result, true);
+}
+
+SEC("tp_btf/signal_generate")
+int BPF_PROG(signal_generate_noloop, int sig, struct kernel_siginfo *info, struct task_struct *t,
+	     int group, int result)
+{
+	return handle_signal(sig, si_code_of(info), t, result, false);
 }
 
 SEC("raw_tp/signal_generate")
 int BPF_PROG(signal_generate_raw, int sig, struct kernel_siginfo *info, struct task_struct *t,
 	     int group, int result)
 {
-	return handle_signal(sig, si_code_of(info), t, result);
+	return handle_signal(sig, si_code_of(info), t, result, true);
+}
+
+SEC("raw_tp/signal_generate")
+int BPF_PROG(signal_generate_raw_noloop, int sig, struct kernel_siginfo *info,
+	     struct task_struct *t, int group, int result)
+{
+	return handle_signal(sig, si_code_of(info), t, result, false);
 }
 
 /* Classic tracepoint: the recipient is found by its pid. */
-SEC("tp/signal/signal_generate")
-int signal_generate_tp(struct trace_event_raw_signal_generate *ctx)
+static __always_inline int signal_generate_of(struct trace_event_raw_signal_generate *ctx,
+					      bool loop)
 {
 	struct task_struct *t = bpf_task_from_pid(ctx->pid);
 
 	if (!t)
 		return 0;
-	handle_signal(ctx->sig, ctx->code, t, ctx->result);
+	handle_signal(ctx->sig, ctx->code, t, ctx->result, loop);
 	bpf_task_release(t);
 	return 0;
+}
+
+SEC("tp/signal/signal_generate")
+int signal_generate_tp(struct trace_event_raw_signal_generate *ctx)
+{
+	return signal_generate_of(ctx, true);
+}
+
+SEC("tp/signal/signal_generate")
+int signal_generate_tp_noloop(struct trace_event_raw_signal_generate *ctx)
+{
+	return signal_generate_of(ctx, false);
 }

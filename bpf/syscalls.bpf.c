@@ -71,36 +71,92 @@ static __always_inline __s32 pid_nr_at(struct pid *pid, unsigned int level)
 	return up.nr;
 }
 
-/*
- * Of @parent's children (the ones this thread forked), the one numbered @vnr
- * at @level. A global function: the verifier checks it once per program, not
- * at each call; its signature holds numbers only, as 5.10 requires.
- */
-__noinline __u64 child_by_nr(__u64 parent_ptr, unsigned int level, __s32 vnr)
+/* A walk of a parent's children list, newest first, for the child numbered @vnr at @level. */
+struct child_scan {
+	__u64 pos;   /* the list entry to look at next */
+	__u64 head;  /* the parent's list head: the end */
+	__u64 off;   /* of the sibling entry in a task */
+	__u64 found; /* the child, once found */
+	__u32 level;
+	__s32 vnr;
+};
+
+/* One child: 1 when the walk is over (found, or the list's end). */
+static long child_step(__u64 i, void *data)
 {
-	struct task_struct *parent = (struct task_struct *)(long)parent_ptr;
-	size_t off = bpf_core_field_offset(struct task_struct, sibling);
-	void *head = (void *)parent + bpf_core_field_offset(struct task_struct, children);
-	struct list_head *pos = BPF_CORE_READ(parent, children.prev);
+	struct child_scan *s = data;
+	unsigned int level = s->level; /* ours: no CO-RE relocation of it below */
 	struct task_struct *c;
 	struct pid *pid;
 	struct upid up;
+
+	if (!s->pos || s->pos == s->head)
+		return 1;
+	c = (struct task_struct *)(long)(s->pos - s->off);
+	pid = BPF_CORE_READ(c, thread_pid);
+	if (!bpf_core_read(&up, sizeof(up), &pid->numbers[level]) && up.nr == s->vnr) {
+		s->found = (__u64)(long)c;
+		return 1;
+	}
+	s->pos = (__u64)(long)BPF_CORE_READ(c, sibling.prev);
+	return 0;
+}
+
+/*
+ * A child's pid is in its parent's namespace or one below: it has a number
+ * at @level, checked once here, not per child.
+ */
+static __always_inline bool child_scan_start(struct child_scan *s, __u64 parent_ptr,
+					     unsigned int level, __s32 vnr)
+{
+	struct task_struct *parent = (struct task_struct *)(long)parent_ptr;
+
+	s->pos = (__u64)(long)BPF_CORE_READ(parent, children.prev);
+	s->head = parent_ptr + bpf_core_field_offset(struct task_struct, children);
+	s->off = bpf_core_field_offset(struct task_struct, sibling);
+	s->found = 0;
+	s->level = level;
+	s->vnr = vnr;
+	return level < PGT_MAX_PIDNS_LEVEL;
+}
+
+/*
+ * Of @parent's children (the ones this thread forked), the one numbered @vnr
+ * at @level. Without bpf_loop(), a global function with a bounded loop: the
+ * verifier checks it once per program, not at each call, though each of its
+ * steps (4.5k instructions a program); its signature holds numbers only, as
+ * 5.10 requires. With it, the step is checked once.
+ */
+__noinline __u64 child_by_nr(__u64 parent_ptr, unsigned int level, __s32 vnr)
+{
+	struct child_scan s;
 	int i;
 
-	/*
-	 * A child's pid is in its parent's namespace or one below: it has a
-	 * number at @level, checked once here, not per child.
-	 */
-	if (level >= PGT_MAX_PIDNS_LEVEL)
+	if (!child_scan_start(&s, parent_ptr, level, vnr))
 		return 0;
-	for (i = 0; i < MAX_CHILD_SCAN && pos && (void *)pos != head; i++) {
-		c = (struct task_struct *)((void *)pos - off);
-		pid = BPF_CORE_READ(c, thread_pid);
-		if (!bpf_core_read(&up, sizeof(up), &pid->numbers[level]) && up.nr == vnr)
-			return (__u64)(long)c;
-		pos = BPF_CORE_READ(c, sibling.prev);
-	}
-	return 0;
+	for (i = 0; i < MAX_CHILD_SCAN; i++)
+		if (child_step(i, &s))
+			break;
+	return s.found;
+}
+
+static __always_inline __u64 child_by_nr_loop(__u64 parent_ptr, unsigned int level, __s32 vnr)
+{
+	struct child_scan s;
+
+	if (!child_scan_start(&s, parent_ptr, level, vnr))
+		return 0;
+	bpf_loop(MAX_CHILD_SCAN, child_step, &s, 0);
+	return s.found;
+}
+
+static __always_inline struct task_struct *child_of(struct task_struct *parent, unsigned int level,
+						    __s32 vnr, bool loop)
+{
+	__u64 c = loop ? child_by_nr_loop((__u64)(long)parent, level, vnr) :
+			 child_by_nr((__u64)(long)parent, level, vnr);
+
+	return (struct task_struct *)(long)c;
 }
 
 /*
@@ -112,7 +168,7 @@ __noinline __u64 child_by_nr(__u64 parent_ptr, unsigned int level, __s32 vnr)
  * the same way. A caller with more than MAX_CHILD_SCAN newer children on
  * one list leaves the target unknown, as a failed lookup does.
  */
-static __always_inline struct task_struct *setpgid_target(__s32 vnr)
+static __always_inline struct task_struct *setpgid_target(__s32 vnr, bool loop)
 {
 	struct task_struct *cur = (struct task_struct *)bpf_get_current_task();
 	struct task_struct *leader = BPF_CORE_READ(cur, group_leader);
@@ -123,13 +179,13 @@ static __always_inline struct task_struct *setpgid_target(__s32 vnr)
 		return NULL;
 	if (pid_nr_at(BPF_CORE_READ(leader, thread_pid), level) == vnr)
 		return leader;
-	c = (struct task_struct *)(long)child_by_nr((__u64)(long)cur, level, vnr);
+	c = child_of(cur, level, vnr, loop);
 	if (!c && leader != cur)
-		c = (struct task_struct *)(long)child_by_nr((__u64)(long)leader, level, vnr);
+		c = child_of(leader, level, vnr, loop);
 	return c;
 }
 
-static __always_inline int setpgid_enter(__s32 pid, __s32 pgid)
+static __always_inline int setpgid_enter(__s32 pid, __s32 pgid, bool loop)
 {
 	struct inflight st = {};
 	struct task_struct *t;
@@ -144,7 +200,7 @@ static __always_inline int setpgid_enter(__s32 pid, __s32 pgid)
 		fill_grp(&st.old, (struct task_struct *)bpf_get_current_task());
 		st.found = 1;
 	} else {
-		t = setpgid_target(st.arg_pid);
+		t = setpgid_target(st.arg_pid, loop);
 		if (t) {
 			ttgid = BPF_CORE_READ(t, tgid);
 			fill_grp(&st.old, t);
@@ -159,7 +215,7 @@ static __always_inline int setpgid_enter(__s32 pid, __s32 pgid)
 	return 0;
 }
 
-static __always_inline int setpgid_exit(long ret)
+static __always_inline int setpgid_exit(long ret, bool loop)
 {
 	struct task_struct *cur = (struct task_struct *)bpf_get_current_task();
 	struct pgt_setpgid *e;
@@ -181,7 +237,7 @@ static __always_inline int setpgid_exit(long ret)
 		fill_proc(&e->target, cur);
 		e->target_found = 1;
 	} else {
-		t = setpgid_target(st->arg_pid);
+		t = setpgid_target(st->arg_pid, loop);
 		if (t) {
 			fill_proc(&e->target, t);
 			e->target_found = 1;
@@ -196,13 +252,25 @@ out:
 SEC("tp/syscalls/sys_enter_setpgid")
 int sys_enter_setpgid(struct trace_event_raw_sys_enter *ctx)
 {
-	return setpgid_enter((__s32)ctx->args[0], (__s32)ctx->args[1]);
+	return setpgid_enter((__s32)ctx->args[0], (__s32)ctx->args[1], true);
+}
+
+SEC("tp/syscalls/sys_enter_setpgid")
+int sys_enter_setpgid_noloop(struct trace_event_raw_sys_enter *ctx)
+{
+	return setpgid_enter((__s32)ctx->args[0], (__s32)ctx->args[1], false);
 }
 
 SEC("tp/syscalls/sys_exit_setpgid")
 int sys_exit_setpgid(struct trace_event_raw_sys_exit *ctx)
 {
-	return setpgid_exit(ctx->ret);
+	return setpgid_exit(ctx->ret, true);
+}
+
+SEC("tp/syscalls/sys_exit_setpgid")
+int sys_exit_setpgid_noloop(struct trace_event_raw_sys_exit *ctx)
+{
+	return setpgid_exit(ctx->ret, false);
 }
 
 /* prctl(PR_SET_CHILD_SUBREAPER, @enabled) returned @ret. */

@@ -263,6 +263,35 @@ int hooks__rows(struct pgrptrace_bpf *skel, struct hook_row *rows, int max)
 	return i;
 }
 
+/*
+ * The programs that walk a list (an exit's children, setpgid's caller's
+ * children, an exec's path, a signalled group) do it in a bpf_loop()
+ * callback, which the verifier checks once. Before 5.17 each has a twin,
+ * <name>_noloop, that walks with a bounded loop instead: it stands in for
+ * the chosen program, which stays unloaded.
+ */
+static void select_loop_twins(struct pgrptrace_bpf *skel, bool loop)
+{
+	static const char suffix[] = "_noloop";
+	struct bpf_program *twin, *prog;
+	char name[128];
+
+	bpf_object__for_each_program(twin, skel->obj) {
+		const char *n = bpf_program__name(twin);
+		size_t len = strlen(n), sl = sizeof(suffix) - 1;
+		bool on;
+
+		if (len <= sl || len - sl >= sizeof(name) || strcmp(n + len - sl, suffix))
+			continue;
+		snprintf(name, sizeof(name), "%.*s", (int)(len - sl), n);
+		prog = bpf_object__find_program_by_name(skel->obj, name);
+		on = prog && bpf_program__autoload(prog);
+		if (prog)
+			bpf_program__set_autoload(prog, on && loop);
+		bpf_program__set_autoload(twin, on && !loop);
+	}
+}
+
 /* The programs of @level, from hook_defs: the syscall groups and fentry aside. */
 void hooks__select(struct pgrptrace_bpf *skel, enum hook_level level, bool loop, bool verbose)
 {
@@ -283,22 +312,6 @@ void hooks__select(struct pgrptrace_bpf *skel, enum hook_level level, bool loop,
 		if (level == HOOK_FENTRY)
 			bpf_program__set_autoload(prog_at(skel, d->prog[HOOK_TP_BTF]), true);
 	}
-	/* Without bpf_loop(), the exit programs' bounded-loop twins. */
-	{
-		struct bpf_program *with[] = { skel->progs.sched_process_exit,
-					       skel->progs.sched_process_exit_raw,
-					       skel->progs.sched_process_exit_tp };
-		struct bpf_program *without[] = { skel->progs.sched_process_exit_noloop,
-						  skel->progs.sched_process_exit_raw_noloop,
-						  skel->progs.sched_process_exit_tp_noloop };
-
-		for (i = 0; i < 3; i++) {
-			bool on = bpf_program__autoload(with[i]);
-
-			bpf_program__set_autoload(with[i], on && loop);
-			bpf_program__set_autoload(without[i], on && !loop);
-		}
-	}
 	/* The syscalls: fentry/fexit at the fentry level where BTF has the functions. */
 	for (h = 0; h < SYS_HOOKS; h++) {
 		bool fentry = level == HOOK_FENTRY && sys_hook_fentry_ok(skel, h);
@@ -317,4 +330,5 @@ void hooks__select(struct pgrptrace_bpf *skel, enum hook_level level, bool loop,
 			      fentry ? "" : sys_hooks[h].missing);
 	}
 	skel->rodata->leader_tty_at_fentry = level == HOOK_FENTRY;
+	select_loop_twins(skel, loop);
 }
