@@ -82,17 +82,21 @@ static struct btf *make_btf(void)
 	return b;
 }
 
+/* Both ways: read through the window, and mapped (as sysfs allows from 6.16). */
 static void same_as_libbpf(const struct btf *b, struct kbtf_query *q, int n)
 {
+	unsigned int how;
 	int i;
 
-	assert_int_equal(kbtf__find(path, q, n), 0);
-	for (i = 0; i < n; i++) {
-		int want = btf__find_by_name_kind(b, q[i].name, q[i].kind);
+	for (how = 0; how < 2; how++) {
+		assert_int_equal(kbtf__find_how(path, q, n, how ? 0 : KBTF_READ), 0);
+		for (i = 0; i < n; i++) {
+			int want = btf__find_by_name_kind(b, q[i].name, q[i].kind);
 
-		if (q[i].id != (want > 0 ? want : -ENOENT))
-			fail_msg("%s (kind %u): kbtf %d, libbpf %d", q[i].name, q[i].kind, q[i].id,
-				 want);
+			if (q[i].id != (want > 0 ? want : -ENOENT))
+				fail_msg("%s (kind %u, %s): kbtf %d, libbpf %d", q[i].name,
+					 q[i].kind, how ? "mapped" : "read", q[i].id, want);
+		}
 	}
 }
 
@@ -146,8 +150,10 @@ static void test_written(void **state)
 	assert_int_equal(truncate(path, len - 1000), 0);
 	assert_int_equal(kbtf__find(path, q, 2), -EPROTO);
 	assert_int_equal(q[0].id, -ENOENT);
+	assert_int_equal(kbtf__find_how(path, q, 2, KBTF_READ), -EPROTO);
 	assert_int_equal(truncate(path, 10), 0);
 	assert_int_equal(kbtf__find(path, q, 2), -EPROTO);
+	assert_int_equal(kbtf__find_how(path, q, 2, KBTF_READ), -EPROTO);
 	unlink(path);
 	write_file("not BTF at all, but long enough for a header", 44);
 	assert_int_equal(kbtf__find(path, q, 2), -EPROTO);

@@ -104,7 +104,7 @@ static int add_root(char *names[COREBTF_ROOTS], int n, const char *name, size_t 
 	return names[n] ? n + 1 : -ENOMEM;
 }
 
-int corebtf__roots(const void *elf, size_t elf_sz, char *names[COREBTF_ROOTS])
+int corebtf__roots(const void *elf, size_t elf_sz, char *names[COREBTF_ROOTS], int n)
 {
 	const unsigned char *ext, *p, *end;
 	size_t btf_sz, ext_sz;
@@ -112,29 +112,29 @@ int corebtf__roots(const void *elf, size_t elf_sz, char *names[COREBTF_ROOTS])
 	struct ext_header h = {};
 	struct btf *local;
 	__u32 rec_size;
-	int n = 0, i;
+	int i;
 
 	btf_data = elf_section(elf, elf_sz, ".BTF", &btf_sz);
 	ext = elf_section(elf, elf_sz, ".BTF.ext", &ext_sz);
-	if (!btf_data || !ext)
-		return -EPROTO;
+	if (!btf_data || !ext || ext_sz < 8)
+		goto bad;
 	memcpy(&h, ext, ext_sz < sizeof(h) ? ext_sz : sizeof(h));
-	if (ext_sz < 8 || h.magic != BTF_MAGIC || h.hdr_len > ext_sz)
-		return -EPROTO;
+	if (h.magic != BTF_MAGIC || h.hdr_len > ext_sz)
+		goto bad;
 	if (h.hdr_len < sizeof(h) || !h.core_relo_len)
-		return 0;
+		return n;
 	if (h.core_relo_off > ext_sz - h.hdr_len ||
 	    h.core_relo_len > ext_sz - h.hdr_len - h.core_relo_off || h.core_relo_len < 4)
-		return -EPROTO;
+		goto bad;
 	p = ext + h.hdr_len + h.core_relo_off;
 	end = p + h.core_relo_len;
 	memcpy(&rec_size, p, 4);
 	p += 4;
 	if (rec_size < sizeof(struct core_relo))
-		return -EPROTO;
+		goto bad;
 	local = btf__new(btf_data, (__u32)btf_sz);
 	if (!local)
-		return -errno ?: -EPROTO;
+		goto bad;
 	while (p < end && n >= 0) {
 		__u32 sec[2], k;
 
@@ -168,11 +168,16 @@ int corebtf__roots(const void *elf, size_t elf_sz, char *names[COREBTF_ROOTS])
 		}
 	}
 	btf__free(local);
-	if (n < 0)
-		for (i = 0; i < COREBTF_ROOTS && names[i]; i++) {
-			free(names[i]);
-			names[i] = NULL;
-		}
+	if (n >= 0)
+		return n;
+	goto out;
+bad:
+	n = -EPROTO;
+out:
+	for (i = 0; i < COREBTF_ROOTS && names[i]; i++) {
+		free(names[i]);
+		names[i] = NULL;
+	}
 	return n;
 }
 
@@ -700,16 +705,18 @@ static void *map_btf(const char *path, size_t *sz, bool *mapped)
 	return NULL;
 }
 
-int corebtf__memfd(const void *elf, size_t elf_sz, const char *vmlinux, struct corebtf_stats *st)
+int corebtf__memfd(const void *const *elfs, const size_t *elf_szs, int nelfs, const char *vmlinux,
+		   struct corebtf_stats *st)
 {
 	char *names[COREBTF_ROOTS] = {};
 	size_t kbtf_sz = 0, out_sz = 0, done = 0;
 	void *kbtf, *out = NULL;
 	bool mapped = false;
-	int n, i, fd = -1, err;
+	int n = 0, i, fd = -1, err;
 
 	memset(st, 0, sizeof(*st));
-	n = corebtf__roots(elf, elf_sz, names);
+	for (i = 0; i < nelfs && n >= 0; i++)
+		n = corebtf__roots(elfs[i], elf_szs[i], names, n);
 	if (n < 0)
 		return n;
 	kbtf = map_btf(vmlinux, &kbtf_sz, &mapped);

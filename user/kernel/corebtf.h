@@ -24,11 +24,12 @@ struct corebtf_stats {
 
 /*
  * The names (libbpf's "essential" names: a ___flavor suffix cut) of the root
- * types of the CO-RE relocations in the BPF ELF object @elf: their number,
- * each a malloc'd string in @names; 0 if it has none; -errno for an object
- * this reader cannot take (-E2BIG past COREBTF_ROOTS).
+ * types of the CO-RE relocations in the BPF ELF object @elf, added to the
+ * @n in @names (each a malloc'd string, none twice): their number; -errno
+ * for an object this reader cannot take (-E2BIG past COREBTF_ROOTS), all
+ * of @names then freed.
  */
-int corebtf__roots(const void *elf, size_t elf_sz, char *names[COREBTF_ROOTS]);
+int corebtf__roots(const void *elf, size_t elf_sz, char *names[COREBTF_ROOTS], int n);
 
 /*
  * From the raw BTF @kbtf: every type named one of @names (kinds that can be
@@ -45,9 +46,11 @@ int corebtf__subset(const void *kbtf, size_t kbtf_sz, char *const *names, int n,
 		    size_t *out_sz, struct corebtf_stats *st);
 
 /*
- * corebtf__subset() of the BTF at @vmlinux for the object @elf, in a memfd:
- * its fd (opened by libbpf as /proc/self/fd/N), or -errno.
+ * corebtf__subset() of the BTF at @vmlinux for the roots of the @nelfs
+ * objects @elfs, in a memfd: its fd (opened by libbpf as
+ * /proc/self/fd/N), or -errno.
  */
-int corebtf__memfd(const void *elf, size_t elf_sz, const char *vmlinux, struct corebtf_stats *st);
+int corebtf__memfd(const void *const *elfs, const size_t *elf_szs, int nelfs, const char *vmlinux,
+		   struct corebtf_stats *st);
 
 #endif /* __COREBTF_H */

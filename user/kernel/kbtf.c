@@ -9,7 +9,8 @@
  * a scan that reuses one 64 KiB buffer takes 2-3 ms. The string section is
  * searched for each name first (a name may start inside a longer string:
  * every match counts), then the type section is walked record by record for
- * a type of the wanted kind whose name is one of those offsets.
+ * a type of the wanted kind whose name is one of those offsets. Where
+ * sysfs lets the file be mapped (6.16), the window is the mapping.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <linux/btf.h>
 #include "kbtf.h"
@@ -28,9 +30,12 @@
 
 struct reader {
 	int fd;
-	__u64 end;  /* end of the section read, in the file */
-	__u64 wpos; /* file offset of buf[0] */
-	size_t len; /* bytes in buf */
+	__u64 end;	 /* end of the section read, in the file */
+	__u64 wpos;	 /* file offset of win[0] */
+	size_t len;	 /* bytes in buf */
+	const char *win; /* the window: buf, or the mapped file at wpos */
+	const char *map; /* the file mapped (sysfs allows it from 6.16), or NULL */
+	size_t map_len;
 	char buf[KBTF_BUF];
 };
 
@@ -41,6 +46,15 @@ static int fill(struct reader *r, __u64 at, size_t need)
 
 	r->wpos = at;
 	r->len = 0;
+	r->win = r->buf;
+	if (r->map) {
+		/* Mapped: the window is the rest of the section, copied nowhere. */
+		if (at > r->end || r->end > r->map_len)
+			return -EPROTO;
+		r->win = r->map + at;
+		r->len = r->end - at;
+		return r->len >= need ? 0 : -EPROTO;
+	}
 	while (r->len < sizeof(r->buf) && at + r->len < r->end) {
 		size_t want = sizeof(r->buf) - r->len;
 
@@ -104,14 +118,14 @@ static int find_names(struct reader *r, __u64 start, __u32 len, const struct kbt
 			return err;
 		for (i = 0; i < n; i++) {
 			size_t l = strlen(q[i].name) + 1; /* with its NUL */
-			const char *p = r->buf, *hit;
+			const char *p = r->win, *hit;
 
-			while ((hit = memmem(p, r->len - (size_t)(p - r->buf), q[i].name, l))) {
-				size_t s = (size_t)(hit - r->buf);
+			while ((hit = memmem(p, r->len - (size_t)(p - r->win), q[i].name, l))) {
+				size_t s = (size_t)(hit - r->win);
 
 				/* One wholly in the part kept from the last window was counted there. */
 				if (s + l > keep) {
-					bool starts = s ? !r->buf[s - 1] : r->wpos == start;
+					bool starts = s ? !r->win[s - 1] : r->wpos == start;
 
 					err = add_cand(&c[i], (__u32)(r->wpos + s - start), starts);
 					if (err)
@@ -182,7 +196,7 @@ static int find_types(struct reader *r, __u64 start, __u32 len, struct kbtf_quer
 			if (err)
 				return err;
 		}
-		memcpy(&t, r->buf + (at - r->wpos), sizeof(t));
+		memcpy(&t, r->win + (at - r->wpos), sizeof(t));
 		extra = kbtf__extra_bytes(BTF_INFO_KIND(t.info), BTF_INFO_VLEN(t.info));
 		if (extra < 0)
 			return -EPROTO;
@@ -205,6 +219,11 @@ static int find_types(struct reader *r, __u64 start, __u32 len, struct kbtf_quer
 
 int kbtf__find(const char *path, struct kbtf_query *q, int n)
 {
+	return kbtf__find_how(path, q, n, 0);
+}
+
+int kbtf__find_how(const char *path, struct kbtf_query *q, int n, unsigned int flags)
+{
 	struct cands c[KBTF_QUERIES];
 	struct btf_header h;
 	struct reader *r;
@@ -223,6 +242,7 @@ int kbtf__find(const char *path, struct kbtf_query *q, int n)
 	r = malloc(sizeof(*r));
 	if (!r)
 		return -ENOMEM;
+	r->map = NULL;
 	r->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (r->fd < 0) {
 		err = -errno;
@@ -241,10 +261,20 @@ int kbtf__find(const char *path, struct kbtf_query *q, int n)
 		err = -EPROTO;
 		goto out;
 	}
+	if (st.st_size > 0 && !(flags & KBTF_READ)) {
+		void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, r->fd, 0);
+
+		if (m != MAP_FAILED) {
+			r->map = m;
+			r->map_len = (size_t)st.st_size;
+		}
+	}
 	err = find_names(r, strs, h.str_len, q, n, c);
 	if (!err)
 		err = find_types(r, types, h.type_len, q, n, c);
 out:
+	if (r->map)
+		munmap((void *)r->map, r->map_len);
 	close(r->fd);
 	free(r);
 	if (err)

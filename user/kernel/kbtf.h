@@ -25,6 +25,10 @@ struct kbtf_query {
  */
 int kbtf__find(const char *path, struct kbtf_query *q, int n);
 
+/* kbtf__find() read through its 64 KiB window even where the file can be mapped. */
+#define KBTF_READ 0x1
+int kbtf__find_how(const char *path, struct kbtf_query *q, int n, unsigned int flags);
+
 /* The bytes that follow a type's struct btf_type, by its kind; -1 for a kind unknown here. */
 long kbtf__extra_bytes(__u32 kind, __u32 vlen);
 

@@ -389,41 +389,70 @@ static int attach_all(struct loader *l)
  * loaded every module's BTF to look there too. Where it cannot be cut,
  * libbpf searches the kernel's BTF as before.
  */
-static void core_btf_open(struct loader *l)
+static void *core_btf_make(void *arg)
 {
-	struct corebtf_stats st;
+	struct loader *l = arg;
+	const void *elfs[2];
+	size_t szs[2];
 	__u64 t0 = mono_ms();
-	const void *elf;
-	size_t sz;
-	int fd;
 
-	l->core_btf_tried = true;
+	/* Either object's roots (they are the same): this runs beside the probes. */
+	elfs[0] = pgrptrace_bpf__elf_bytes(&szs[0]);
+	elfs[1] = pgrptrace_nofetch_bpf__elf_bytes(&szs[1]);
+	l->core_btf_fd = corebtf__memfd(elfs, szs, 2, VMLINUX_BTF, &l->core_btf_st);
+	l->core_btf_ms = mono_ms() - t0;
+	return NULL;
+}
+
+/* Started before the probes, on a thread of its own where one starts. */
+static void core_btf_start(struct loader *l)
+{
+	l->core_btf_state = CORE_BTF_SKIP;
 	/* Testing aid: libbpf's own search of the whole BTF, modules' included. */
 	if (getenv("PGRPTRACE_TEST_WHOLE_BTF"))
 		return;
-	elf = object_bytes(&sz);
-	fd = corebtf__memfd(elf, sz, VMLINUX_BTF, &st);
-	if (fd < 0) {
+	l->core_btf_state = CORE_BTF_RUNNING;
+	if (pthread_create(&l->core_btf_thread, NULL, core_btf_make, l)) {
+		core_btf_make(l);
+		l->core_btf_state = CORE_BTF_DONE;
+	}
+}
+
+static void core_btf_open(struct loader *l)
+{
+	const struct corebtf_stats *st = &l->core_btf_st;
+
+	if (l->core_btf_state == CORE_BTF_NONE)
+		core_btf_start(l);
+	if (l->core_btf_state == CORE_BTF_RUNNING)
+		pthread_join(l->core_btf_thread, NULL);
+	if (l->core_btf_state == CORE_BTF_SKIP || l->core_btf_state == CORE_BTF_OPEN)
+		return;
+	l->core_btf_state = CORE_BTF_OPEN;
+	if (l->core_btf_fd < 0) {
 		if (verbosity)
 			p_err("CO-RE against the whole kernel BTF: cannot cut it: %s",
-			      strerror(-fd));
+			      strerror(-l->core_btf_fd));
 		return;
 	}
-	l->core_btf_fd = fd;
-	snprintf(l->core_btf, sizeof(l->core_btf), "/proc/self/fd/%d", fd);
+	snprintf(l->core_btf, sizeof(l->core_btf), "/proc/self/fd/%d", l->core_btf_fd);
 	if (verbosity)
 		p_err("CO-RE types: %u of the kernel's %u for %u relocated types (%u stubs, "
 		      "%u bytes; %u not in this kernel%s%s) in %llu ms",
-		      st.types, st.kernel_types, st.roots, st.stubs, st.bytes, st.absent,
-		      st.absent ? ", as " : "", st.absent_name,
-		      (unsigned long long)(mono_ms() - t0));
+		      st->types, st->kernel_types, st->roots, st->stubs, st->bytes, st->absent,
+		      st->absent ? ", as " : "", st->absent_name,
+		      (unsigned long long)l->core_btf_ms);
 }
 
 static void core_btf_close(struct loader *l)
 {
-	if (l->core_btf[0])
+	if (l->core_btf_state == CORE_BTF_RUNNING)
+		pthread_join(l->core_btf_thread, NULL);
+	if (l->core_btf_state != CORE_BTF_NONE && l->core_btf_state != CORE_BTF_SKIP &&
+	    l->core_btf_fd >= 0)
 		close(l->core_btf_fd);
 	l->core_btf[0] = '\0';
+	l->core_btf_state = CORE_BTF_SKIP;
 }
 
 /* Open, load and attach one level; on failure nothing stays loaded. */
@@ -442,7 +471,7 @@ static int start_level(struct loader *l, const struct loader_cfg *cfg, enum hook
 			p_err("%s hooks: %s, trying the next", hooks__level_name(level), why);
 		return -1;
 	}
-	if (!cfg->btf_path && !l->core_btf_tried)
+	if (!cfg->btf_path)
 		core_btf_open(l);
 	if (open_and_load(l, cfg, level, !getenv("PGRPTRACE_TEST_NO_ITER"), quiet))
 		return -1;
@@ -500,6 +529,8 @@ int loader__start(struct loader *l, const struct loader_cfg *cfg)
 	if (ensure_tracefs(l))
 		return -1;
 
+	if (!cfg->btf_path)
+		core_btf_start(l);
 	/* Try each level, best first, unless one is forced. */
 	t0 = mono_ms();
 	if (!forced && probes__fentry(why, sizeof(why))) {

@@ -3,8 +3,10 @@
 #ifndef __LOADER_H
 #define __LOADER_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <linux/types.h>
+#include "corebtf.h"
 #include "hooks.h"
 #include "pgrptrace.h"
 
@@ -26,10 +28,22 @@ struct loader {
 	bool has_iter;		    /* the iter/task snapshot program loaded */
 	struct bpf_link *iter_link; /* its link, made at the first snapshot */
 	char failure[256];	    /* why the last level did not start, in one line */
-	/* The CO-RE subset of the kernel's BTF while levels are tried: its memfd and path. */
-	bool core_btf_tried;
+	/*
+	 * The CO-RE subset of the kernel's BTF while levels are tried, made
+	 * on a thread beside the probes: its memfd (or -errno) and path.
+	 */
+	enum {
+		CORE_BTF_NONE,
+		CORE_BTF_SKIP,
+		CORE_BTF_RUNNING,
+		CORE_BTF_DONE,
+		CORE_BTF_OPEN
+	} core_btf_state;
+	pthread_t core_btf_thread;
 	int core_btf_fd;
 	char core_btf[32];
+	struct corebtf_stats core_btf_st;
+	__u64 core_btf_ms;
 	/* Where start-up time goes, for -v: open, load (verifier included), attach. */
 	__u64 t_probe_ms, t_open_ms, t_load_ms, t_attach_ms;
 };
