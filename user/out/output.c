@@ -103,7 +103,8 @@ struct channel {
 	__u64 retry_at;	  /* a full disk, a FIFO with no reader: next try */
 	bool stall_said;  /* said on stderr, until the queue is empty again */
 	struct loss lost;
-	__u64 taken; /* records it took (queued, or sent) */
+	bool telling; /* its lost record is held behind earlier records: none lost meanwhile */
+	__u64 taken;  /* records it took (queued, or sent) */
 };
 
 #define OUT_CHANNELS 4
@@ -561,17 +562,24 @@ static void send_message(struct channel *c, const struct record *r)
 /*
  * @r formatted at the end of the channel's queue. No room: lost. Once
  * losing, every record is, until the loss is told: a smaller record that
- * would fit must not split the gap in two.
+ * would fit must not split the gap in two. The record that tells the
+ * channel's loss waits behind the records held before it; until it is out
+ * they all go in, over the bound (they are held in memory already): a loss
+ * begun meanwhile would take the lost record, and the range it names, with
+ * it.
  */
 static void emit(struct channel *c, const struct record *r)
 {
 	size_t before = c->pending.len;
+	bool over = c->telling;
 
 	if (c->sink) {
 		send_message(c, r);
 		return;
 	}
-	if (c->lost.n) {
+	if (r->kind == RECORD_LOST && r->lost.output == c->name)
+		c->telling = false;
+	if (c->lost.n && !over) {
 		lose(c, r->seq);
 		return;
 	}
@@ -582,7 +590,7 @@ static void emit(struct channel *c, const struct record *r)
 	}
 	if (c->offline && queued(c) > c->qmax)
 		flush_pending(c); /* a replay waits for its reader */
-	if (queued(c) > c->qmax) {
+	if (queued(c) > c->qmax && !over) {
 		c->pending.len = before;
 		c->pending.buf[before] = '\0';
 		lose(c, r->seq);
@@ -919,6 +927,7 @@ static void tell_losses(struct output *o, bool at_end)
 		li.last_seq = c->lost.last;
 		loss__told(&c->lost);
 		c->lost.said = false; /* a new overflow is said again */
+		c->telling = true;
 		output__lost(o, &li);
 	}
 }
