@@ -88,16 +88,23 @@ def same_relocations(what, r, env):
     """CO-RE against the kernel's types cut to what the relocations use
     (corebtf.c) must relocate every program as libbpf does searching the
     whole BTF: the same tags, program for program."""
-    t.ok("CO-RE types: " in r.err, "%s: CO-RE against the cut kernel BTF" % what,
-         [l for l in r.err.splitlines() if "CO-RE" in l])
+    t.ok("CO-RE types: " in r.err and "with the cut BTF" not in r.err,
+         "%s: CO-RE against the cut kernel BTF" % what,
+         [l for l in r.err.splitlines() if "CO-RE" in l or "cut BTF" in l])
     whole = run_tracer(["-v", "--json", "--"] + TAGS + ["true"],
                        env=dict(env, PGRPTRACE_TEST_WHOLE_BTF="1"))
-    cut, full = (sorted(re.findall(r"^prog_tag:\s+(\w+)", x.err, re.M)) for x in (r, whole))
+    cut, full = (tags_of(x) for x in (r, whole))
     t.ok(len(cut) >= 20 and cut == full and "CO-RE types: " not in whole.err,
          "%s: every program relocated as against the whole kernel BTF" % what,
          (len(cut), sorted(set(cut) ^ set(full))), "the same %d tags" % len(full))
+    return full
 
 
+def tags_of(r):
+    return sorted(re.findall(r"^prog_tag:\s+(\w+)", r.err, re.M))
+
+
+level_tags = None
 # Every level: forcing it agrees with --check; a level that loads traces,
 # its programs relocated as against the whole BTF.
 for name in LEVELS:
@@ -116,7 +123,18 @@ for name in LEVELS:
          ["exec", "exit"], "%s: exec and exit seen" % name)
     exits = r.of("exit")
     t.ok(exits and exits[-1]["exit"]["code"] == 3, "%s: the exit code" % name)
-    same_relocations(name, r, {"PGRPTRACE_HOOKS": name})
+    whole_tags = same_relocations(name, r, {"PGRPTRACE_HOOKS": name})
+    if name == c["level"]:
+        level_tags = whole_tags
+
+# A load the cut BTF fails (here one cut for no relocation at all) is tried
+# once more with libbpf's own search of the whole BTF, and goes on.
+r = run_tracer(["-v", "--json", "--"] + TAGS + ["true"], env={"PGRPTRACE_TEST_FAULT": "cut"})
+t.eq(r.rc, 0, "cut BTF refused: the run goes on")
+t.ok("CO-RE types: 0 of" in r.err and
+     "%s hooks do not load with the cut BTF, trying the whole of it" % c["level"] in r.err,
+     "cut BTF refused: said, and the whole BTF tried", r.err[-600:])
+t.eq(tags_of(r), level_tags, "cut BTF refused: the programs relocated against the whole")
 
 # The fallbacks of kernels before 5.17 (no bpf_loop, bpf_snprintf or task
 # storage), taken here on request: the loader says so, and still traces.

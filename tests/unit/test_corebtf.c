@@ -205,6 +205,53 @@ static void test_bad_input(void **state)
 	btf__free(b);
 }
 
+/*
+ * struct outer { int a; } last, its one member's type at the type section's
+ * last 12 bytes (name_off, type, offset): set to @type, or its name to @name_off.
+ */
+static int cut_patched(__u32 type, __u32 name_off)
+{
+	const char *roots[] = { "outer" };
+	struct btf *b = btf__new_empty();
+	struct btf_header h;
+	struct corebtf_stats st;
+	size_t sub_sz;
+	void *sub = NULL;
+	const void *data;
+	__u32 sz, *m;
+	char *raw;
+	int i, err;
+
+	i = btf__add_int(b, "int", 4, BTF_INT_SIGNED);
+	btf__add_decl_tag(b, "tag", i, -1);
+	btf__add_struct(b, "outer", 4);
+	btf__add_field(b, "a", i, 0, 0);
+	data = btf__raw_data(b, &sz);
+	raw = malloc(sz);
+	assert_non_null(raw);
+	memcpy(raw, data, sz);
+	memcpy(&h, raw, sizeof(h));
+	m = (__u32 *)(raw + h.hdr_len + h.type_off + h.type_len - 12);
+	if (type)
+		m[1] = type;
+	if (name_off)
+		m[0] = name_off;
+	err = corebtf__subset(raw, sz, (char *const *)roots, 1, &sub, &sub_sz, &st);
+	free(sub);
+	free(raw);
+	btf__free(b);
+	return err;
+}
+
+/* A type id, a name or a kind no BTF of a kernel has: refused, not read past. */
+static void test_hostile(void **state)
+{
+	assert_int_equal(cut_patched(0, 0), 0);
+	assert_int_equal(cut_patched(999, 0), -EPROTO); /* no such type */
+	assert_int_equal(cut_patched(2, 0), -EPROTO);	/* a declaration tag as a member's type */
+	assert_int_equal(cut_patched(0, 0x7fffffff), -EPROTO); /* a name past the strings */
+}
+
 static void *read_all(const char *path, size_t *sz)
 {
 	FILE *f = fopen(path, "rb");
@@ -296,6 +343,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_written),
 		cmocka_unit_test(test_bad_input),
+		cmocka_unit_test(test_hostile),
 		cmocka_unit_test(test_object),
 	};
 

@@ -12,13 +12,14 @@
  * further than its kind, name and size. So the subset is the types named
  * like a root, all they embed, and what they point to, a struct or union
  * behind a pointer cut to a stub with no members: the same relocations
- * (t_startup compares every program's tag with those relocated against the
- * whole BTF), a few thousand types, and one pass of ours over the kernel's.
+ * (t_levels and t_kernels compare every program's tag with libbpf's own
+ * search of the whole BTF), a few thousand types, and one pass of ours over the kernel's.
  */
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -156,6 +157,11 @@ int corebtf__roots(const void *elf, size_t elf_sz, char *names[COREBTF_ROOTS], i
 			memcpy(&r, p, sizeof(r));
 			if (r.kind == 6) /* BPF_CORE_TYPE_ID_LOCAL: no kernel type */
 				continue;
+			/* BPF_CORE_TYPE_ID_TARGET: a kernel type's id, which the subset renumbers. */
+			if (r.kind == 7) {
+				n = -ENOTSUP;
+				break;
+			}
 			t = btf__type_by_id(local, r.type_id);
 			if (!t) {
 				n = -EPROTO;
@@ -285,6 +291,8 @@ static int visit(struct subset *s, __u32 id, bool behind)
 			err = push(s, v[i].type, behind);
 		return err;
 	}
+	case 17: /* BTF_KIND_DECL_TAG: a tag, never a member's or a pointer's type */
+		return -EPROTO;
 	}
 	return 0;
 }
@@ -404,14 +412,18 @@ static int new_str(struct subset *s, __u32 off, __u32 *out)
 		}
 	}
 	len = (__u32)strlen(s->strs + off) + 1;
+	/* Offsets into one long string could add up past 32 bits. */
+	if ((size_t)s->out_str_len + len > UINT32_MAX / 4)
+		return -E2BIG;
 	if (s->out_str_len + len > s->out_str_cap) {
-		__u32 cap = 2 * (s->out_str_len + len);
-		char *p = realloc(s->out_str, cap);
+		size_t cap = 2 * ((size_t)s->out_str_len + len);
+		char *p;
 
+		p = realloc(s->out_str, cap);
 		if (!p)
 			return -ENOMEM;
 		s->out_str = p;
-		s->out_str_cap = cap;
+		s->out_str_cap = (__u32)cap;
 	}
 	memcpy(s->out_str + s->out_str_len, s->strs + off, len);
 	m->key[h] = off;
@@ -535,7 +547,8 @@ static int index_types(struct subset *s, const unsigned char *kbtf, size_t kbtf_
 		if ((size_t)(end - at) < sizeof(*t))
 			return -EPROTO;
 		extra = kbtf__extra_bytes(BTF_INFO_KIND(t->info), BTF_INFO_VLEN(t->info));
-		if (extra < 0 || (size_t)(end - at) - sizeof(*t) < (size_t)extra)
+		if (extra < 0 || (size_t)(end - at) - sizeof(*t) < (size_t)extra ||
+		    t->name_off >= s->str_len)
 			return -EPROTO;
 		if (s->nr == cap) {
 			const struct btf_type **grown;
@@ -656,7 +669,7 @@ int corebtf__subset(const void *kbtf, size_t kbtf_sz, char *const *names, int n,
 static void *map_btf(const char *path, size_t *sz, bool *mapped)
 {
 	size_t cap, len = 0;
-	struct stat stt;
+	struct stat stt = {};
 	char *buf = NULL;
 	ssize_t r;
 	int fd;
@@ -684,7 +697,9 @@ static void *map_btf(const char *path, size_t *sz, bool *mapped)
 			cap = len == cap ? 2 * cap : cap;
 			buf = p;
 		}
-		r = read(fd, buf + len, cap - len);
+		/* sysfs says the size: the read ends there, no end of file needed. */
+		r = stt.st_size > 0 && len == (size_t)stt.st_size ? 0 :
+								    read(fd, buf + len, cap - len);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r <= 0) {
