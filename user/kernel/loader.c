@@ -145,13 +145,6 @@ static void load_failure(struct loader *l, const struct bpf_program *prog, const
  * pgt_next()): both come from one source with the same maps, programs and
  * variables, so one skeleton struct serves either, as open_opts() would.
  */
-static const void *object_bytes(size_t *sz)
-{
-	if (probes__features(verbosity)->atomic_fetch)
-		return pgrptrace_bpf__elf_bytes(sz);
-	return pgrptrace_nofetch_bpf__elf_bytes(sz);
-}
-
 static struct pgrptrace_bpf *open_skel(const struct bpf_object_open_opts *opts)
 {
 	struct pgrptrace_bpf *skel;
@@ -166,7 +159,8 @@ static struct pgrptrace_bpf *open_skel(const struct bpf_object_open_opts *opts)
 	}
 	err = pgrptrace_bpf__create_skeleton(skel);
 	if (!err) {
-		skel->skeleton->data = (void *)object_bytes(&skel->skeleton->data_sz);
+		skel->skeleton->data =
+			(void *)pgrptrace_nofetch_bpf__elf_bytes(&skel->skeleton->data_sz);
 		err = bpf_object__open_skeleton(skel->skeleton, opts);
 	}
 	if (err) {
