@@ -489,6 +489,8 @@ class Proc:
         self._out = bytearray()
         self._err = bytearray()
         self._lock = threading.Lock()
+        self._reading = threading.Event()   # cleared: stdout is not read (pause())
+        self._reading.set()
         self._threads = []
         for pipe, buf in ((self.p.stdout, self._out), (self.p.stderr, self._err)):
             if pipe is None or not drain:
@@ -499,11 +501,23 @@ class Proc:
 
     def _drain(self, pipe, buf):
         try:
-            for chunk in iter(lambda: os.read(pipe.fileno(), 65536), b""):
+            while True:
+                if buf is self._out:
+                    self._reading.wait()
+                chunk = os.read(pipe.fileno(), 65536)
+                if not chunk:
+                    break
                 with self._lock:
                     buf += chunk
         except (OSError, ValueError):
             pass
+
+    def pause(self):
+        """Stop reading its standard output (a reader that stalls), until resume()."""
+        self._reading.clear()
+
+    def resume(self):
+        self._reading.set()
 
     def _hang(self, why, expect_hang):
         self.timed_out = True
@@ -534,6 +548,7 @@ class Proc:
         return self._end()
 
     def _end(self):
+        self.resume()
         left = self.box.close()
         if PROFILE:
             with open(PROFILE, "a") as f:
@@ -699,8 +714,19 @@ class Tracer(Proc):
 
     def seen(self, needle, timeout=TIMEOUT):
         needle = needle.encode() if isinstance(needle, str) else needle
-        return wait_until(lambda: needle in self._out, "%s: printed %r" % (self.what, needle),
-                          timeout)
+        at = 0
+
+        def printed():
+            # Only what came since the last look: a churn's output is tens of
+            # MiB, and a search of it all, every 10 ms, held the interpreter
+            # lock the drain thread needs (the tracer's queue grew, then lost
+            # records, under make check's load).
+            nonlocal at
+            with self._lock:
+                found = self._out.find(needle, at) >= 0
+                at = max(0, len(self._out) - len(needle) + 1)
+            return found
+        return wait_until(printed, "%s: printed %r" % (self.what, needle), timeout)
 
     def stop(self, sig=signal.SIGTERM, timeout=30):
         """Signal the tracer and wait for it with a bound: (rc, out, err),

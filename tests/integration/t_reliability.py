@@ -33,11 +33,14 @@ t.eq([c for c in checks if not c.endswith(" 0 differences")], [],
      "storm: after the resync the model equals /proc for every process")
 t.eq(r.rc, 0, "storm: exit 0")
 
-# Churn: memory stays flat across many short-lived processes. Under ASan,
-# whose quarantine keeps freed memory, the RSS is not measured: a smaller
-# churn runs the same paths for the sanitizers to check.
+# Churn: memory stays flat across many short-lived processes, and a reader
+# that stalls costs memory only while it does: the queue that held its
+# records is given back once they are written. Under ASan, whose quarantine
+# keeps freed memory, the RSS is not measured: a smaller churn runs the same
+# paths for the sanitizers to check.
 SANITIZED = os.environ.get("PGT_SANITIZED") == "1"
 COUNT = int(os.environ.get("CHURN_COUNT", "8000" if SANITIZED else "30000"))
+STALL = 1500    # processes whose records (some 4 MiB) wait in the 8 MiB queue
 tr = Tracer(["--json"])
 tr.ready()
 
@@ -49,14 +52,32 @@ def status_kib(pid, key):
             return int(line.split()[1])
 
 
+def rss():
+    return status_kib(tr.pid, "VmRSS")
+
+
 w = run(workload("churn", COUNT // 4), check=True, timeout=600)
 tr.seen(exit_record(w.pid), timeout=300)         # the tracer has caught up
-warm = status_kib(tr.pid, "VmRSS")
+warm = rss()
+tr.pause()
+w = run(workload("churn", STALL), check=True, timeout=600)
+held = wait_until(lambda: rss() > warm + 2048, "churn: the queue holds what is not read")
+stalled = rss()
+tr.resume()
+tr.seen(exit_record(w.pid), timeout=300)
+if SANITIZED:
+    given = True
+else:
+    given = wait_until(lambda: rss() < warm + 1024, "churn: the queue given back once read",
+                       timeout=30)
+    t.ok(held and given, "churn: a stalled reader's queue is given back once written",
+         (warm, stalled, rss()))
 w = run(workload("churn", COUNT), check=True, timeout=600)
 tr.seen(exit_record(w.pid), timeout=300)
-end = status_kib(tr.pid, "VmRSS")
+end = rss()
 rc, _, _ = tr.stop(signal.SIGINT)
-t.diag("churn: %d processes, RSS %d KiB after warm-up, %d KiB at the end" % (COUNT, warm, end))
+t.diag("churn: %d processes, RSS %d KiB after warm-up, %d KiB while a reader stalled, "
+       "%d KiB at the end" % (COUNT, warm, stalled, end))
 if SANITIZED:
     t.skip("churn: RSS grew by less than 1 MiB after warm-up",
            "ASan keeps freed memory in quarantine; measured in the plain build")

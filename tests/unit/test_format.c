@@ -964,6 +964,28 @@ static void test_json_correction_cgroup(void **state)
  * (64K), then are lost and counted; once it is read, every record written
  * is whole, and a lost record names the seqs missing.
  */
+/* A queue emptied gives back what a stall grew, and is usable after. */
+static void test_sbuf_shrink(void **state)
+{
+	static char big[100000];
+	struct sbuf sb = {};
+
+	(void)state;
+	memset(big, 'a', sizeof(big));
+	sbuf__put(&sb, big, sizeof(big));
+	assert_true(sb.cap > sizeof(big));
+	sbuf__shrink(&sb, 4096);
+	assert_int_equal(sb.len, 0);
+	assert_int_equal(sb.cap, 4096);
+	assert_string_equal(sb.buf, "");
+	sbuf__puts(&sb, "x");
+	assert_string_equal(sb.buf, "x");
+	sbuf__shrink(&sb, 1 << 20); /* never grown by it */
+	assert_int_equal(sb.cap, 4096);
+	assert_int_equal(sb.len, 0);
+	sbuf__free(&sb);
+}
+
 static void test_output_queue_on_stalled_fifo(void **state)
 {
 	char dir[] = "/tmp/pgt-fifo-XXXXXX", path[64], *buf, *p, *nl;
@@ -1058,6 +1080,7 @@ int main(void)
 		cmocka_unit_test(test_ecs_documents),
 		cmocka_unit_test(test_json_login),
 		cmocka_unit_test(test_output_in_kernel_order),
+		cmocka_unit_test(test_sbuf_shrink),
 		cmocka_unit_test(test_output_queue_on_stalled_fifo),
 		cmocka_unit_test(test_json_correction_cgroup),
 		cmocka_unit_test(test_fields_walk_is_the_json),

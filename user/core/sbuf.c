@@ -36,6 +36,20 @@ void sbuf__reset(struct sbuf *sb)
 		sb->buf[0] = '\0';
 }
 
+void sbuf__shrink(struct sbuf *sb, size_t keep)
+{
+	char *nb;
+
+	sbuf__reset(sb);
+	if (sb->cap <= keep)
+		return;
+	nb = realloc(sb->buf, keep);
+	if (!nb)
+		return; /* it keeps the larger one */
+	sb->buf = nb;
+	sb->cap = keep;
+}
+
 void sbuf__free(struct sbuf *sb)
 {
 	free(sb->buf);

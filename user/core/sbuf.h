@@ -15,6 +15,8 @@ struct sbuf {
 };
 
 void sbuf__reset(struct sbuf *sb);
+/* Empties @sb, and gives back what it grew past @keep (> 0) bytes. */
+void sbuf__shrink(struct sbuf *sb, size_t keep);
 void sbuf__free(struct sbuf *sb);
 bool sbuf__grow(struct sbuf *sb, size_t extra);
 void sbuf__put_slow(struct sbuf *sb, const void *data, size_t len);

@@ -17,12 +17,13 @@
 #include "output.h"
 #include "msg.h"
 
-#define OUT_BATCH    (64 * 1024)    /* write once this much is pending */
-#define OUT_QUEUE    (8U << 20)	    /* --output-queue's default */
-#define STALL_SAY_NS 1000000000ULL  /* a stall is said once it lasts this long */
-#define RETRY_NS     250000000ULL   /* a full disk, a FIFO's reader: tried this often */
-#define DRAIN_NS     2000000000ULL  /* at the end: how long a queue may wait for its reader */
-#define DRAIN_MAX_NS 30000000000ULL /* and how long a slow reader may take in all */
+#define OUT_BATCH    (64 * 1024)     /* write once this much is pending */
+#define OUT_QUEUE    (8U << 20)	     /* --output-queue's default */
+#define OUT_KEEP     (4 * OUT_BATCH) /* what an emptied queue keeps of what a stall grew */
+#define STALL_SAY_NS 1000000000ULL   /* a stall is said once it lasts this long */
+#define RETRY_NS     250000000ULL    /* a full disk, a FIFO's reader: tried this often */
+#define DRAIN_NS     2000000000ULL   /* at the end: how long a queue may wait for its reader */
+#define DRAIN_MAX_NS 30000000000ULL  /* and how long a slow reader may take in all */
 
 /*
  * A record waiting for its turn: records are written in the order of the
@@ -646,7 +647,8 @@ static void release(struct output *o, __u64 before)
 	o->nheld -= n;
 	memmove(o->held, o->held + n, o->nheld * sizeof(*o->held));
 	if (!o->nheld) {
-		sbuf__reset(&o->arena);
+		sbuf__shrink(&o->arena, OUT_KEEP);
+		sbuf__shrink(&o->spare, OUT_KEEP);
 		return;
 	}
 	for (i = 0; i < o->nheld; i++)
@@ -862,7 +864,7 @@ static void drain(struct channel *c)
 		break;
 	}
 	if (!queued(c)) {
-		sbuf__reset(&c->pending);
+		sbuf__shrink(&c->pending, OUT_KEEP);
 		c->head = 0;
 		if (c->stall_said && c->fd >= 0)
 			p_err("%s: written again", c->name);
