@@ -81,7 +81,7 @@ for name in LEVELS:
 
 # The command prints the tags of pgrptrace's programs (their instructions'
 # hash, as relocated) to stderr, then runs the rest.
-TAGS = ["sh", "-c", 'grep -h prog_tag /proc/$PPID/fdinfo/* >&2; exec "$@"', "tags"]
+TAGS = ["sh", "-c", 'grep -hs prog_tag /proc/$PPID/fdinfo/* >&2; exec "$@"', "tags"]
 
 
 def same_relocations(what, r, env):
