@@ -513,7 +513,8 @@ class Proc:
             pass
 
     def pause(self):
-        """Stop reading its standard output (a reader that stalls), until resume()."""
+        """Stop reading its standard output (a reader that stalls), until resume()
+        (which stop() and finish() call): a read already waiting takes one more chunk."""
         self._reading.clear()
 
     def resume(self):
@@ -531,6 +532,7 @@ class Proc:
         """Wait at most @timeout seconds for the command to exit; kill what
         is left of it either way. Returns (returncode, stdout, stderr)."""
         timeout = TIMEOUT if timeout is None else timeout
+        self.resume()
         if input is not None and self.p.stdin:
             import threading
 
@@ -731,6 +733,7 @@ class Tracer(Proc):
     def stop(self, sig=signal.SIGTERM, timeout=30):
         """Signal the tracer and wait for it with a bound: (rc, out, err),
         stderr without the -v lines of its start."""
+        self.resume()
         if self.p.poll() is None:
             self.p.send_signal(sig)
         try:

@@ -40,8 +40,10 @@ t.eq(r.rc, 0, "storm: exit 0")
 # paths for the sanitizers to check.
 SANITIZED = os.environ.get("PGT_SANITIZED") == "1"
 COUNT = int(os.environ.get("CHURN_COUNT", "8000" if SANITIZED else "30000"))
-STALL = 1500    # processes whose records (some 4 MiB) wait in the 8 MiB queue
-tr = Tracer(["--json"])
+STALL = 1500    # processes whose records (some 4 MiB) wait in the queue
+# A queue with room for the stall and whatever else runs meanwhile: it
+# grows only as it fills.
+tr = Tracer(["--json", "--output-queue", "64M"])
 tr.ready()
 
 

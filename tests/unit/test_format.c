@@ -959,11 +959,6 @@ static void test_json_correction_cgroup(void **state)
 	(void)state;
 }
 
-/*
- * A FIFO nobody reads: writing never blocks; records wait in the queue
- * (64K), then are lost and counted; once it is read, every record written
- * is whole, and a lost record names the seqs missing.
- */
 /* A queue emptied gives back what a stall grew, and is usable after. */
 static void test_sbuf_shrink(void **state)
 {
@@ -986,6 +981,11 @@ static void test_sbuf_shrink(void **state)
 	sbuf__free(&sb);
 }
 
+/*
+ * A FIFO nobody reads: writing never blocks; records wait in the queue
+ * (64K), then are lost and counted; once it is read, every record written
+ * is whole, and a lost record names the seqs missing.
+ */
 static void test_output_queue_on_stalled_fifo(void **state)
 {
 	char dir[] = "/tmp/pgt-fifo-XXXXXX", path[64], *buf, *p, *nl;
