@@ -550,7 +550,6 @@ class Proc:
         return self._end()
 
     def _end(self):
-        self.resume()
         left = self.box.close()
         if PROFILE:
             with open(PROFILE, "a") as f:
