@@ -51,6 +51,10 @@ SKEL		:= $(OUTPUT)/pgrptrace.skel.h
 # The same programs without atomic fetch-and-add, for kernels before 5.12.
 BPF_NOFETCH	:= $(OUTPUT)/pgrptrace_nofetch.bpf.o
 SKEL_NOFETCH	:= $(OUTPUT)/pgrptrace_nofetch.skel.h
+# The same without the kfuncs and the programs that call them: it loads
+# without the kernel's BTF, the second half of a split load (halves.c).
+BPF_NOKFUNC	:= $(OUTPUT)/pgrptrace_nokfunc.bpf.o
+SKEL_NOKFUNC	:= $(OUTPUT)/pgrptrace_nokfunc.skel.h
 # User space in layers, each a folder: core (records, the model, the
 # pipeline), kernel (the BPF side's loader, /proc), out (formats and
 # outputs), view (the tree, the full-screen view); the run on top, in user/.
@@ -147,7 +151,15 @@ $(BPF_NOFETCH): $(OUTPUT)/bpf/pgrptrace_nofetch.o
 	$(call msg,LINK,$@)
 	$(Q)$(BPFTOOL) gen object $@ $^
 
-bpf: $(BPF_LINKED) $(BPF_NOFETCH)
+$(OUTPUT)/bpf/pgrptrace_nokfunc.o: bpf/pgrptrace.bpf.c $(VMLINUX_H) | $(OUTPUT)/bpf
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -DPGT_NO_KFUNCS -c $< -o $@
+
+$(BPF_NOKFUNC): $(OUTPUT)/bpf/pgrptrace_nokfunc.o
+	$(call msg,LINK,$@)
+	$(Q)$(BPFTOOL) gen object $@ $^
+
+bpf: $(BPF_LINKED) $(BPF_NOFETCH) $(BPF_NOKFUNC)
 
 $(SKEL): $(BPF_LINKED)
 	$(call msg,SKEL,$@)
@@ -156,6 +168,10 @@ $(SKEL): $(BPF_LINKED)
 $(SKEL_NOFETCH): $(BPF_NOFETCH)
 	$(call msg,SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name pgrptrace_nofetch_bpf > $@
+
+$(SKEL_NOKFUNC): $(BPF_NOKFUNC)
+	$(call msg,SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name pgrptrace_nokfunc_bpf > $@
 
 $(OUTPUT)/user/%.o: user/%.c | $(OUTPUT)/user
 	$(call msg,CC,$@)
@@ -167,7 +183,7 @@ $(OUTPUT)/user/out/page.o: user/out/page.html
 
 # The kernel layer's loader, hook table and map access include the skeletons.
 SKEL_USERS	:= $(patsubst %,$(OUTPUT)/user/kernel/%.o,loader hooks maps)
-$(SKEL_USERS): $(SKEL) $(SKEL_NOFETCH)
+$(SKEL_USERS): $(SKEL) $(SKEL_NOFETCH) $(SKEL_NOKFUNC)
 
 $(BIN): $(USER_OBJS)
 	$(call msg,LINK,$@)

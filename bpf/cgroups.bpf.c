@@ -42,6 +42,7 @@ int BPF_PROG(cgroup_attach_task_raw, struct cgroup *dst, const char *path, struc
 			     path, task);
 }
 
+#ifndef PGT_NO_KFUNCS
 /* Classic tracepoint: ids and path from the record, the task by its pid. */
 SEC("tp/cgroup/cgroup_attach_task")
 int cgroup_attach_task_tp(struct trace_event_raw_cgroup_migrate *ctx)
@@ -55,3 +56,4 @@ int cgroup_attach_task_tp(struct trace_event_raw_cgroup_migrate *ctx)
 	bpf_task_release(task);
 	return 0;
 }
+#endif /* PGT_NO_KFUNCS */

@@ -25,9 +25,13 @@
  * kernel without them resolves them to 0 instead of failing the whole
  * object, and the loader leaves the programs that call them unloaded
  * (the tracepoint level's signal and cgroup programs; loader.c).
+ * Built without them (PGT_NO_KFUNCS), the object loads without the
+ * kernel's BTF: the second half of a split load (user/kernel/halves.c).
  */
+#ifndef PGT_NO_KFUNCS
 extern struct task_struct *bpf_task_from_pid(s32 pid) __ksym __weak;
 extern void bpf_task_release(struct task_struct *p) __ksym __weak;
+#endif
 
 /* Load-time settings, written by user space before load. */
 const volatile __u32 self_tgid = 0;		  /* the tracer: never reported */

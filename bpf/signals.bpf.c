@@ -644,6 +644,7 @@ int BPF_PROG(signal_generate_raw_noloop, int sig, struct kernel_siginfo *info,
 	return handle_signal(sig, si_code_of(info), t, result, false);
 }
 
+#ifndef PGT_NO_KFUNCS
 /* Classic tracepoint: the recipient is found by its pid. */
 static __always_inline int signal_generate_of(struct trace_event_raw_signal_generate *ctx,
 					      bool loop)
@@ -668,3 +669,4 @@ int signal_generate_tp_noloop(struct trace_event_raw_signal_generate *ctx)
 {
 	return signal_generate_of(ctx, false);
 }
+#endif /* PGT_NO_KFUNCS */

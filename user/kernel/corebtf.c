@@ -720,14 +720,14 @@ static void *map_btf(const char *path, size_t *sz, bool *mapped)
 	return NULL;
 }
 
-int corebtf__memfd(const void *const *elfs, const size_t *elf_szs, int nelfs, const char *vmlinux,
-		   struct corebtf_stats *st)
+int corebtf__write(int fd, const void *const *elfs, const size_t *elf_szs, int nelfs,
+		   const char *vmlinux, struct corebtf_stats *st)
 {
 	char *names[COREBTF_ROOTS] = {};
 	size_t kbtf_sz = 0, out_sz = 0, done = 0;
 	void *kbtf, *out = NULL;
 	bool mapped = false;
-	int n = 0, i, fd = -1, err;
+	int n = 0, i, err;
 
 	memset(st, 0, sizeof(*st));
 	for (i = 0; i < nelfs && n >= 0; i++)
@@ -744,29 +744,19 @@ int corebtf__memfd(const void *const *elfs, const size_t *elf_szs, int nelfs, co
 		munmap(kbtf, kbtf_sz);
 	else
 		free(kbtf);
-	if (err)
-		goto out;
-	fd = memfd_create("pgrptrace-core-btf", MFD_CLOEXEC);
-	if (fd < 0) {
-		err = -errno;
-		goto out;
-	}
-	while (done < out_sz) {
+	while (!err && done < out_sz) {
 		ssize_t w = write(fd, (char *)out + done, out_sz - done);
 
 		if (w < 0 && errno == EINTR)
 			continue;
-		if (w <= 0) {
+		if (w <= 0)
 			err = w < 0 ? -errno : -EIO;
-			close(fd);
-			fd = -1;
-			break;
-		}
-		done += (size_t)w;
+		else
+			done += (size_t)w;
 	}
 out:
 	free(out);
 	for (i = 0; i < n; i++)
 		free(names[i]);
-	return fd >= 0 ? fd : err;
+	return err;
 }

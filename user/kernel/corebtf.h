@@ -47,10 +47,10 @@ int corebtf__subset(const void *kbtf, size_t kbtf_sz, char *const *names, int n,
 
 /*
  * corebtf__subset() of the BTF at @vmlinux for the roots of the @nelfs
- * objects @elfs, in a memfd: its fd (opened by libbpf as
- * /proc/self/fd/N), or -errno.
+ * objects @elfs, written to @fd (a memfd that libbpf opens as
+ * /proc/self/fd/N): 0, or -errno.
  */
-int corebtf__memfd(const void *const *elfs, const size_t *elf_szs, int nelfs, const char *vmlinux,
-		   struct corebtf_stats *st);
+int corebtf__write(int fd, const void *const *elfs, const size_t *elf_szs, int nelfs,
+		   const char *vmlinux, struct corebtf_stats *st);
 
 #endif /* __COREBTF_H */

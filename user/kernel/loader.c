@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <pthread.h>
+#include <sched.h>
 #include <string.h>
 #include <unistd.h>
 #include <malloc.h>
@@ -24,8 +25,10 @@
 #include "probes.h"
 #include "loader.h"
 #include "proglog.h"
+#include "halves.h"
 #include "pgrptrace.skel.h"
 #include "pgrptrace_nofetch.skel.h"
+#include "pgrptrace_nokfunc.skel.h"
 #include "msg.h"
 
 #define TRACEFS_MAGIC 0x74726163
@@ -48,20 +51,27 @@ static __u64 mono_ms(void)
  * summaries that follow ("failed to load object") no longer name.
  */
 static char first_warn[512];
+/* The two halves of a load warn from two threads. */
+static pthread_mutex_t first_warn_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list args)
 {
 	char line[512];
 	va_list copy;
 
+	/* Some 7,000 lines a load (CO-RE, relocations): formatted only for -vv. */
+	if (level == LIBBPF_DEBUG && verbosity < 2)
+		return 0;
 	va_copy(copy, args);
 	vsnprintf(line, sizeof(line), fmt, copy);
 	va_end(copy);
-	if (level == LIBBPF_WARN && !first_warn[0])
-		snprintf(first_warn, sizeof(first_warn), "%s",
-			 strncmp(line, "libbpf: ", 8) ? line : line + 8);
-	if (level == LIBBPF_DEBUG && verbosity < 2)
-		return 0;
+	if (level == LIBBPF_WARN) {
+		pthread_mutex_lock(&first_warn_lock);
+		if (!first_warn[0])
+			snprintf(first_warn, sizeof(first_warn), "%s",
+				 strncmp(line, "libbpf: ", 8) ? line : line + 8);
+		pthread_mutex_unlock(&first_warn_lock);
+	}
 	if (verbosity < 1)
 		return 0;
 	return vfprintf(stderr, fmt, args);
@@ -186,16 +196,51 @@ static struct pgrptrace_bpf *open_skel(const struct bpf_object_open_opts *opts)
 #define LOAD_HEAP (16 << 20)
 #define HUGE_PAGE (2UL << 20)
 
-static uintptr_t heap_from, heap_to;
+/* The marked ranges: the loading thread's heap, and a split load's second (halves.c). */
+static struct {
+	uintptr_t from, to;
+} heaps[2];
+static pthread_mutex_t heaps_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/*
+ * The calling thread's heap marked: malloc's heap for the main thread, its
+ * own arena for another (glibc's arenas are per thread), grown by one block
+ * that is marked and given back to it.
+ */
+static void load_heap_mark(void)
+{
+	uintptr_t from, to;
+	void *p = malloc(LOAD_HEAP);
+	int i;
+
+	if (!p)
+		return;
+	from = ((uintptr_t)p + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+	to = ((uintptr_t)p + LOAD_HEAP) & ~(HUGE_PAGE - 1);
+	if (to > from && !madvise((void *)from, to - from, MADV_HUGEPAGE)) {
+		pthread_mutex_lock(&heaps_lock);
+		for (i = 0; i < 2 && heaps[i].to; i++)
+			;
+		if (i < 2) {
+			heaps[i].from = from;
+			heaps[i].to = to;
+		}
+		pthread_mutex_unlock(&heaps_lock);
+	}
+	free(p);
+}
 
 static void load_heap(bool on)
 {
-	void *p;
+	int i;
 
 	if (!on) {
-		if (heap_to > heap_from)
-			madvise((void *)heap_from, heap_to - heap_from, MADV_NOHUGEPAGE);
-		heap_from = heap_to = 0;
+		for (i = 0; i < 2; i++) {
+			if (heaps[i].to > heaps[i].from)
+				madvise((void *)heaps[i].from, heaps[i].to - heaps[i].from,
+					MADV_NOHUGEPAGE);
+			heaps[i].from = heaps[i].to = 0;
+		}
 		mallopt(M_TRIM_THRESHOLD, 128 * 1024);
 		mallopt(M_MMAP_THRESHOLD, 128 * 1024);
 		malloc_trim(0);
@@ -203,14 +248,7 @@ static void load_heap(bool on)
 	}
 	if (!mallopt(M_MMAP_THRESHOLD, 2 * LOAD_HEAP) || !mallopt(M_TRIM_THRESHOLD, 4 * LOAD_HEAP))
 		return;
-	p = malloc(LOAD_HEAP);
-	if (!p)
-		return;
-	heap_from = ((uintptr_t)p + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
-	heap_to = ((uintptr_t)p + LOAD_HEAP) & ~(HUGE_PAGE - 1);
-	if (heap_to <= heap_from || madvise((void *)heap_from, heap_to - heap_from, MADV_HUGEPAGE))
-		heap_from = heap_to = 0;
-	free(p);
+	load_heap_mark();
 }
 
 /*
@@ -218,7 +256,7 @@ static void load_heap(bool on)
  * verifier walked (5.16 and later say), in all and for the three programs
  * that took the most.
  */
-static void say_verified(struct bpf_object *obj)
+static void say_verified(struct bpf_object *obj, struct bpf_object *half)
 {
 	const struct bpf_program *top[3] = {};
 	struct bpf_program *prog;
@@ -226,9 +264,10 @@ static void say_verified(struct bpf_object *obj)
 	int i, j;
 
 	bpf_object__for_each_program(prog, obj) {
+		struct bpf_program *loaded = halves__loaded(half, prog);
 		struct bpf_prog_info info = {};
 		__u32 len = sizeof(info);
-		int fd = bpf_program__fd(prog);
+		int fd = bpf_program__fd(loaded);
 
 		if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len) || !info.verified_insns)
 			continue;
@@ -253,24 +292,110 @@ static void say_verified(struct bpf_object *obj)
 	      top[2] ? bpf_program__name(top[2]) : "-", n[2]);
 }
 
-static int open_and_load(struct loader *l, const struct loader_cfg *cfg, enum hook_level level,
-			 bool with_iter, bool quiet)
+/*
+ * The kernel's types for CO-RE, cut to what the object's relocations can
+ * use (corebtf.c): libbpf searched all of them once per relocated type,
+ * 40-50 ms of a start, and on kernels that lack a type of another
+ * version's (5.10 and 6.1 lack trace_event_raw_sched_process_exit) it
+ * loaded every module's BTF to look there too. Where it cannot be cut,
+ * libbpf searches the kernel's BTF as before.
+ */
+static void *core_btf_make(void *arg)
 {
-	LIBBPF_OPTS(bpf_object_open_opts, oo,
-		    .btf_custom_path = cfg->btf_path ?: (l->core_btf[0] ? l->core_btf : NULL));
-	struct prog_logs logs = {};
-	struct bpf_program *failed;
-	struct pgrptrace_bpf *skel;
-	const char *log = NULL;
+	struct loader *l = arg;
+	const void *elfs[2];
+	size_t szs[2];
 	__u64 t0 = mono_ms();
-	int err;
 
-	skel = open_skel(&oo);
-	if (!skel) {
-		p_err("cannot open BPF object: %s", strerror(errno));
-		return -1;
+	/* Either object's roots (they are the same): this runs beside the probes. */
+	elfs[0] = pgrptrace_bpf__elf_bytes(&szs[0]);
+	elfs[1] = pgrptrace_nofetch_bpf__elf_bytes(&szs[1]);
+	l->core_btf_err =
+		corebtf__write(l->core_btf_fd, elfs, szs,
+			       !strcmp(getenv("PGRPTRACE_TEST_FAULT") ?: "", "cut") ? 0 : 2,
+			       VMLINUX_BTF, &l->core_btf_st);
+	l->core_btf_ms = mono_ms() - t0;
+	return NULL;
+}
+
+/*
+ * Started before the probes, on a thread of its own where one starts,
+ * into a memfd made here: its path is known at once, so the objects are
+ * opened while the cut is still made (libbpf reads the path in the load).
+ */
+static void core_btf_start(struct loader *l)
+{
+	l->core_btf_state = CORE_BTF_SKIP;
+	/* Testing aid: libbpf's own search of the whole BTF, modules' included. */
+	if (getenv("PGRPTRACE_TEST_WHOLE_BTF"))
+		return;
+	l->core_btf_fd = memfd_create("pgrptrace-core-btf", MFD_CLOEXEC);
+	if (l->core_btf_fd < 0) {
+		if (verbosity)
+			p_err("CO-RE against the whole kernel BTF: cannot cut it: %s",
+			      strerror(errno));
+		return;
 	}
-	l->t_open_ms = mono_ms() - t0;
+	snprintf(l->core_btf, sizeof(l->core_btf), "/proc/self/fd/%d", l->core_btf_fd);
+	l->core_btf_state = CORE_BTF_RUNNING;
+	if (pthread_create(&l->core_btf_thread, NULL, core_btf_make, l)) {
+		core_btf_make(l);
+		l->core_btf_state = CORE_BTF_DONE;
+	}
+}
+
+/* The cut's path for the objects' open, its making started if it was not. */
+static void core_btf_path(struct loader *l)
+{
+	if (l->core_btf_state == CORE_BTF_NONE)
+		core_btf_start(l);
+}
+
+/*
+ * The cut made, before a load: false (and the path gone) where it could not
+ * be, and libbpf searches the kernel's BTF as before.
+ */
+static bool core_btf_open(struct loader *l)
+{
+	const struct corebtf_stats *st = &l->core_btf_st;
+
+	if (l->core_btf_state == CORE_BTF_RUNNING)
+		pthread_join(l->core_btf_thread, NULL);
+	if (l->core_btf_state == CORE_BTF_SKIP || l->core_btf_state == CORE_BTF_OPEN)
+		return l->core_btf[0];
+	l->core_btf_state = CORE_BTF_OPEN;
+	if (l->core_btf_err) {
+		if (verbosity)
+			p_err("CO-RE against the whole kernel BTF: cannot cut it: %s",
+			      strerror(-l->core_btf_err));
+		close(l->core_btf_fd);
+		l->core_btf[0] = '\0';
+		l->core_btf_state = CORE_BTF_SKIP;
+		return false;
+	}
+	if (verbosity)
+		p_err("CO-RE types: %u of the kernel's %u for %u relocated types (%u stubs, "
+		      "%u bytes; %u not in this kernel%s%s) in %llu ms",
+		      st->types, st->kernel_types, st->roots, st->stubs, st->bytes, st->absent,
+		      st->absent ? ", as " : "", st->absent_name,
+		      (unsigned long long)l->core_btf_ms);
+	return true;
+}
+
+static void core_btf_close(struct loader *l)
+{
+	if (l->core_btf_state == CORE_BTF_RUNNING)
+		pthread_join(l->core_btf_thread, NULL);
+	if (l->core_btf_state != CORE_BTF_NONE && l->core_btf_state != CORE_BTF_SKIP)
+		close(l->core_btf_fd);
+	l->core_btf[0] = '\0';
+	l->core_btf_state = CORE_BTF_SKIP;
+}
+
+/* Everything set before a load: the same for both halves of a split one. */
+static void configure(struct pgrptrace_bpf *skel, const struct loader_cfg *cfg,
+		      enum hook_level level, bool with_iter)
+{
 	skel->rodata->self_tgid = cfg->self_tgid;
 	skel->rodata->filter_enabled = cfg->filter;
 	skel->rodata->wakeup_bytes = cfg->wakeup_bytes;
@@ -303,14 +428,176 @@ static int open_and_load(struct loader *l, const struct loader_cfg *cfg, enum ho
 	/* The iterator runs on demand, not at attach. */
 	bpf_program__set_autoload(skel->progs.snapshot_task, with_iter);
 	bpf_program__set_autoattach(skel->progs.snapshot_task, false);
+}
+
+/*
+ * The second half of a split load (halves.c): the object built without
+ * kfuncs, which loads without the kernel's BTF, takes the programs it can
+ * load while this thread's object reads that BTF and loads the rest. Not
+ * where fewer than two CPUs are ours (the halves would take turns), nor
+ * without the cut BTF (each half would read the kernel's whole), nor
+ * where the object without atomic fetch is the one that loads.
+ */
+static struct pgrptrace_nokfunc_bpf *open_half(struct loader *l, struct pgrptrace_bpf *skel,
+					       const struct bpf_object_open_opts *oo)
+{
+	struct pgrptrace_nokfunc_bpf *half;
+	cpu_set_t cpus;
+
+	if (l->one_object || getenv("PGRPTRACE_TEST_ONE_OBJECT") || !oo->btf_custom_path ||
+	    !probes__features(verbosity)->atomic_fetch ||
+	    sched_getaffinity(0, sizeof(cpus), &cpus) || CPU_COUNT(&cpus) < 2)
+		return NULL;
+	half = pgrptrace_nokfunc_bpf__open_opts(oo);
+	if (!half)
+		return NULL;
+	if (!halves__split(skel->obj, half->obj, skel->progs.snapshot_task)) {
+		pgrptrace_nokfunc_bpf__destroy(half);
+		return NULL;
+	}
+	return half;
+}
+
+/*
+ * The half that needs the kernel's BTF, on a thread: its targets found
+ * while the maps are made, then, with them, its load.
+ */
+struct half_load {
+	struct pgrptrace_bpf *skel;
+	struct bpf_object *other;
+	pthread_mutex_t lock;
+	pthread_cond_t made;
+	int nfds; /* the maps' fds in fds; 0 while they are made; -errno: not made */
+	int fds[64];
+	int err;
+};
+
+static void *load_half(void *arg)
+{
+	struct half_load *h = arg;
+
+	load_heap_mark();
+	halves__resolve(h->skel->obj);
+	pthread_mutex_lock(&h->lock);
+	while (!h->nfds)
+		pthread_cond_wait(&h->made, &h->lock);
+	pthread_mutex_unlock(&h->lock);
+	if (h->nfds > 0)
+		h->err = halves__take(h->skel->obj, h->fds, h->nfds);
+	else
+		halves__unsplit(h->skel->obj, h->other);
+	if (!h->err)
+		h->err = pgrptrace_bpf__load(h->skel);
+	return NULL;
+}
+
+/*
+ * A split load: the maps made here, this thread loading the half without
+ * kfuncs, another the rest. 0, or an error of either (the caller loads
+ * once more as one object to tell which).
+ */
+static int load_split(struct loader *l, struct pgrptrace_bpf *skel,
+		      struct pgrptrace_nokfunc_bpf *half)
+{
+	struct half_load h = { .skel = skel, .other = half->obj };
+	pthread_t thread;
+	bool threaded;
+	int err = 0, i;
+
+	pthread_mutex_init(&h.lock, NULL);
+	pthread_cond_init(&h.made, NULL);
+	threaded = !pthread_create(&thread, NULL, load_half, &h);
+	i = halves__make(skel->obj, half->obj, h.fds, sizeof(h.fds) / sizeof(h.fds[0]));
+	if (i > 0 && (err = halves__take(half->obj, h.fds, i))) {
+		/* No half takes them: the other makes its own. */
+		while (i--)
+			close(h.fds[i]);
+		i = err;
+		err = 0;
+	}
+	if (verbosity && i <= 0)
+		p_err("one object's load: cannot make the maps for two: %s", strerror(-i));
+	pthread_mutex_lock(&h.lock);
+	h.nfds = i > 0 ? i : -1;
+	pthread_cond_signal(&h.made);
+	pthread_mutex_unlock(&h.lock);
+	if (h.nfds > 0)
+		err = pgrptrace_nokfunc_bpf__load(half);
+	if (threaded)
+		pthread_join(thread, NULL);
+	else
+		load_half(&h);
+	for (i = 0; i < h.nfds; i++)
+		close(h.fds[i]);
+	pthread_cond_destroy(&h.made);
+	pthread_mutex_destroy(&h.lock);
+	l->load_halves = h.nfds > 0 ? 2 : 1;
+	return h.err ?: err;
+}
+
+static int open_and_load(struct loader *l, const struct loader_cfg *cfg, enum hook_level level,
+			 bool with_iter, bool quiet)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, oo,
+		    .btf_custom_path = cfg->btf_path ?: (l->core_btf[0] ? l->core_btf : NULL));
+	struct pgrptrace_nokfunc_bpf *half;
+	struct prog_logs logs = {};
+	struct bpf_program *failed;
+	struct pgrptrace_bpf *skel;
+	const char *log = NULL;
+	__u64 t0 = mono_ms();
+	int err;
+
+	skel = open_skel(&oo);
+	if (!skel) {
+		p_err("cannot open BPF object: %s", strerror(errno));
+		return -1;
+	}
+	configure(skel, cfg, level, with_iter);
+	half = open_half(l, skel, &oo);
+	l->t_open_ms = mono_ms() - t0;
+	if (oo.btf_custom_path == l->core_btf && !core_btf_open(l)) {
+		/* Opened for a cut that could not be made: again, without. */
+		if (half)
+			pgrptrace_nokfunc_bpf__destroy(half);
+		pgrptrace_bpf__destroy(skel);
+		return open_and_load(l, cfg, level, with_iter, quiet);
+	}
 
 	first_warn[0] = '\0';
-	proglog__set(&logs, skel->obj);
 	t0 = mono_ms();
 	load_heap(true);
+	if (half) {
+		err = load_split(l, skel, half);
+		load_heap(false);
+		l->t_load_ms = mono_ms() - t0;
+		if (!err) {
+			/* Its programs are attached from it (halves__loaded()). */
+			if (l->load_halves == 2)
+				l->half = half;
+			else
+				pgrptrace_nokfunc_bpf__destroy(half);
+			goto loaded;
+		}
+		/*
+		 * Either half refused: once more as one object, which names
+		 * the program and takes the fallbacks as before.
+		 */
+		if (verbosity)
+			p_err("%s hooks: the split load failed (%s), once more as one object",
+			      hooks__level_name(level), strerror(-err));
+		pgrptrace_nokfunc_bpf__destroy(half);
+		pgrptrace_bpf__destroy(skel);
+		l->one_object = true;
+		err = open_and_load(l, cfg, level, with_iter, quiet);
+		l->one_object = false;
+		return err;
+	}
+	proglog__set(&logs, skel->obj);
 	err = pgrptrace_bpf__load(skel);
 	load_heap(false);
 	l->t_load_ms = mono_ms() - t0;
+	l->load_halves = 1;
 	failed = err ? proglog__failed(&logs, skel->obj, &log) : NULL;
 	if (err && with_iter && (!failed || failed == skel->progs.snapshot_task)) {
 		/* Without task iterators, the snapshot comes from /proc. */
@@ -325,8 +612,9 @@ static int open_and_load(struct loader *l, const struct loader_cfg *cfg, enum ho
 		return -1;
 	}
 	proglog__free(&logs, skel->obj);
+loaded:
 	if (verbosity)
-		say_verified(skel->obj);
+		say_verified(skel->obj, l->half ? l->half->obj : NULL);
 	if (!probes__features(verbosity)->snprintf)
 		loader__fill_work_funcs(skel, verbosity);
 	l->skel = skel;
@@ -359,7 +647,8 @@ static int attach_all(struct loader *l)
 	int i, err;
 
 	for (i = 0; i < s->prog_cnt; i++) {
-		struct bpf_program *prog = *s->progs[i].prog;
+		struct bpf_program *prog =
+			halves__loaded(l->half ? l->half->obj : NULL, *s->progs[i].prog);
 		struct bpf_link **link = s->progs[i].link;
 
 		if (!bpf_program__autoload(prog) || !bpf_program__autoattach(prog) || *link)
@@ -376,88 +665,13 @@ static int attach_all(struct loader *l)
 	return 0;
 }
 
-/*
- * The kernel's types for CO-RE, cut to what the object's relocations can
- * use (corebtf.c): libbpf searched all of them once per relocated type,
- * 40-50 ms of a start, and on kernels that lack a type of another
- * version's (5.10 and 6.1 lack trace_event_raw_sched_process_exit) it
- * loaded every module's BTF to look there too. Where it cannot be cut,
- * libbpf searches the kernel's BTF as before.
- */
-static void *core_btf_make(void *arg)
-{
-	struct loader *l = arg;
-	const void *elfs[2];
-	size_t szs[2];
-	__u64 t0 = mono_ms();
-
-	/* Either object's roots (they are the same): this runs beside the probes. */
-	elfs[0] = pgrptrace_bpf__elf_bytes(&szs[0]);
-	elfs[1] = pgrptrace_nofetch_bpf__elf_bytes(&szs[1]);
-	l->core_btf_fd = corebtf__memfd(
-		elfs, szs, !strcmp(getenv("PGRPTRACE_TEST_FAULT") ?: "", "cut") ? 0 : 2,
-		VMLINUX_BTF, &l->core_btf_st);
-	l->core_btf_ms = mono_ms() - t0;
-	return NULL;
-}
-
-/* Started before the probes, on a thread of its own where one starts. */
-static void core_btf_start(struct loader *l)
-{
-	l->core_btf_state = CORE_BTF_SKIP;
-	/* Testing aid: libbpf's own search of the whole BTF, modules' included. */
-	if (getenv("PGRPTRACE_TEST_WHOLE_BTF"))
-		return;
-	l->core_btf_state = CORE_BTF_RUNNING;
-	if (pthread_create(&l->core_btf_thread, NULL, core_btf_make, l)) {
-		core_btf_make(l);
-		l->core_btf_state = CORE_BTF_DONE;
-	}
-}
-
-static void core_btf_open(struct loader *l)
-{
-	const struct corebtf_stats *st = &l->core_btf_st;
-
-	if (l->core_btf_state == CORE_BTF_NONE)
-		core_btf_start(l);
-	if (l->core_btf_state == CORE_BTF_RUNNING)
-		pthread_join(l->core_btf_thread, NULL);
-	if (l->core_btf_state == CORE_BTF_SKIP || l->core_btf_state == CORE_BTF_OPEN)
-		return;
-	l->core_btf_state = CORE_BTF_OPEN;
-	if (l->core_btf_fd < 0) {
-		if (verbosity)
-			p_err("CO-RE against the whole kernel BTF: cannot cut it: %s",
-			      strerror(-l->core_btf_fd));
-		return;
-	}
-	snprintf(l->core_btf, sizeof(l->core_btf), "/proc/self/fd/%d", l->core_btf_fd);
-	if (verbosity)
-		p_err("CO-RE types: %u of the kernel's %u for %u relocated types (%u stubs, "
-		      "%u bytes; %u not in this kernel%s%s) in %llu ms",
-		      st->types, st->kernel_types, st->roots, st->stubs, st->bytes, st->absent,
-		      st->absent ? ", as " : "", st->absent_name,
-		      (unsigned long long)l->core_btf_ms);
-}
-
-static void core_btf_close(struct loader *l)
-{
-	if (l->core_btf_state == CORE_BTF_RUNNING)
-		pthread_join(l->core_btf_thread, NULL);
-	if (l->core_btf_state != CORE_BTF_NONE && l->core_btf_state != CORE_BTF_SKIP &&
-	    l->core_btf_fd >= 0)
-		close(l->core_btf_fd);
-	l->core_btf[0] = '\0';
-	l->core_btf_state = CORE_BTF_SKIP;
-}
-
 /* Open, load and attach one level; on failure nothing stays loaded. */
 static int start_level(struct loader *l, const struct loader_cfg *cfg, enum hook_level level,
 		       bool quiet)
 {
 	char why[200];
 	__u64 t0;
+	int err;
 
 	l->failure[0] = '\0';
 	if (probes__level_missing(level, why, sizeof(why))) {
@@ -469,7 +683,7 @@ static int start_level(struct loader *l, const struct loader_cfg *cfg, enum hook
 		return -1;
 	}
 	if (!cfg->btf_path)
-		core_btf_open(l);
+		core_btf_path(l);
 	if (open_and_load(l, cfg, level, !getenv("PGRPTRACE_TEST_NO_ITER"), quiet)) {
 		if (!l->core_btf[0])
 			return -1;
@@ -485,7 +699,11 @@ static int start_level(struct loader *l, const struct loader_cfg *cfg, enum hook
 			return -1;
 	}
 	t0 = mono_ms();
-	if (!attach_all(l)) {
+	err = attach_all(l);
+	/* Attached, the second half's programs live on in their links. */
+	pgrptrace_nokfunc_bpf__destroy(l->half);
+	l->half = NULL;
+	if (!err) {
 		l->t_attach_ms = mono_ms() - t0;
 		return 0;
 	}
@@ -559,10 +777,11 @@ int loader__start(struct loader *l, const struct loader_cfg *cfg)
 	core_btf_close(l);
 	l->t_probe_ms = t_probe;
 	if (verbosity)
-		p_err("attached with %s hooks (probes %llu ms, open %llu ms, load %llu ms, "
-		      "attach %llu ms)",
+		p_err("attached with %s hooks (probes %llu ms, open %llu ms, load %llu ms "
+		      "in %s, attach %llu ms)",
 		      hooks__level_name(l->level), (unsigned long long)l->t_probe_ms,
 		      (unsigned long long)l->t_open_ms, (unsigned long long)l->t_load_ms,
+		      l->load_halves == 2 ? "two halves at once" : "one object",
 		      (unsigned long long)l->t_attach_ms);
 	return 0;
 }
@@ -718,6 +937,8 @@ void loader__stop(struct loader *l)
 		p_err("detached in %llu ms", (unsigned long long)(mono_ms() - t0));
 	bpf_link__destroy(l->iter_link);
 	l->iter_link = NULL;
+	pgrptrace_nokfunc_bpf__destroy(l->half);
+	l->half = NULL;
 	pgrptrace_bpf__destroy(l->skel);
 	l->skel = NULL;
 }

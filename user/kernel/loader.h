@@ -23,6 +23,10 @@ struct loader_cfg {
 
 struct loader {
 	struct pgrptrace_bpf *skel;
+	/* The second half of a split load (halves.c), until its programs are attached. */
+	struct pgrptrace_nokfunc_bpf *half;
+	int load_halves; /* 2: the programs were verified in two halves at once */
+	bool one_object; /* a split load failed: once more as one object */
 	enum hook_level level;
 	bool mounted_tracefs;
 	bool has_iter;		    /* the iter/task snapshot program loaded */
@@ -41,6 +45,7 @@ struct loader {
 	} core_btf_state;
 	pthread_t core_btf_thread;
 	int core_btf_fd;
+	int core_btf_err; /* the cut's making: 0, or -errno */
 	char core_btf[32];
 	struct corebtf_stats core_btf_st;
 	__u64 core_btf_ms;
