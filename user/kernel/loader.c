@@ -431,43 +431,52 @@ static void configure(struct pgrptrace_bpf *skel, const struct loader_cfg *cfg,
 }
 
 /*
- * The second half of a split load (halves.c): the object built without
- * kfuncs, which loads without the kernel's BTF, takes the programs it can
- * load while this thread's object reads that BTF and loads the rest. Not
- * where fewer than two CPUs are ours (the halves would take turns), nor
- * without the cut BTF (each half would read the kernel's whole), nor
- * where the object without atomic fetch is the one that loads.
+ * Whether to split the load (halves.c): not where fewer than two CPUs are
+ * ours (the halves would take turns), nor without the cut BTF (each half
+ * would read the kernel's whole), nor where the object without atomic
+ * fetch is the one that loads.
  */
-static struct pgrptrace_nokfunc_bpf *open_half(struct loader *l, struct pgrptrace_bpf *skel,
-					       const struct bpf_object_open_opts *oo)
+static bool split_wanted(const struct loader *l, const struct bpf_object_open_opts *oo)
 {
-	struct pgrptrace_nokfunc_bpf *half;
 	cpu_set_t cpus;
 
-	if (l->one_object || getenv("PGRPTRACE_TEST_ONE_OBJECT") || !oo->btf_custom_path ||
-	    !probes__features(verbosity)->atomic_fetch ||
-	    sched_getaffinity(0, sizeof(cpus), &cpus) || CPU_COUNT(&cpus) < 2)
-		return NULL;
-	half = pgrptrace_nokfunc_bpf__open_opts(oo);
-	if (!half)
-		return NULL;
-	if (!halves__split(skel->obj, half->obj, skel->progs.snapshot_task)) {
+	return !l->one_object && !getenv("PGRPTRACE_TEST_ONE_OBJECT") && oo->btf_custom_path &&
+	       probes__features(verbosity)->atomic_fetch &&
+	       !sched_getaffinity(0, sizeof(cpus), &cpus) && CPU_COUNT(&cpus) >= 2;
+}
+
+/*
+ * The second half: the object built without kfuncs, which loads without
+ * the kernel's BTF, takes the programs it can load. NULL where none can go.
+ */
+static struct pgrptrace_nokfunc_bpf *open_half(struct pgrptrace_bpf *skel,
+					       const struct bpf_object_open_opts *oo)
+{
+	struct pgrptrace_nokfunc_bpf *half = pgrptrace_nokfunc_bpf__open_opts(oo);
+
+	if (half && !halves__split(skel->obj, half->obj, skel->progs.snapshot_task)) {
 		pgrptrace_nokfunc_bpf__destroy(half);
-		return NULL;
+		half = NULL;
 	}
 	return half;
 }
 
+/* What the thread of the tracing half waits for: the maps' fds, or the load's end. */
+#define MAPS_WAITING  0
+#define MAPS_NONE     (-1) /* it makes its own: no second half */
+#define MAPS_CANCELED (-2) /* no load: the objects are opened again */
+
 /*
- * The half that needs the kernel's BTF, on a thread: its targets found
- * while the maps are made, then, with them, its load.
+ * The half that needs the kernel's BTF, on a thread from the start: its
+ * targets found while the other half is opened and the maps are made,
+ * then, with them, its load.
  */
 struct half_load {
 	struct pgrptrace_bpf *skel;
-	struct bpf_object *other;
+	struct bpf_object *other; /* the second half, if any, before nfds is set */
 	pthread_mutex_t lock;
 	pthread_cond_t made;
-	int nfds; /* the maps' fds in fds; 0 while they are made; -errno: not made */
+	int nfds; /* the maps' fds in fds, or MAPS_ */
 	int fds[64];
 	int err;
 };
@@ -475,64 +484,88 @@ struct half_load {
 static void *load_half(void *arg)
 {
 	struct half_load *h = arg;
+	int nfds;
 
 	load_heap_mark();
 	halves__resolve(h->skel->obj);
 	pthread_mutex_lock(&h->lock);
-	while (!h->nfds)
+	while (h->nfds == MAPS_WAITING)
 		pthread_cond_wait(&h->made, &h->lock);
+	nfds = h->nfds;
 	pthread_mutex_unlock(&h->lock);
-	if (h->nfds > 0)
-		h->err = halves__take(h->skel->obj, h->fds, h->nfds);
-	else
+	if (nfds == MAPS_CANCELED)
+		return NULL;
+	if (nfds > 0)
+		h->err = halves__take(h->skel->obj, h->fds, nfds);
+	else if (h->other)
 		halves__unsplit(h->skel->obj, h->other);
 	if (!h->err)
 		h->err = pgrptrace_bpf__load(h->skel);
 	return NULL;
 }
 
+static void maps_ready(struct half_load *h, int nfds)
+{
+	pthread_mutex_lock(&h->lock);
+	h->nfds = nfds;
+	pthread_cond_signal(&h->made);
+	pthread_mutex_unlock(&h->lock);
+}
+
 /*
- * A split load: the maps made here, this thread loading the half without
- * kfuncs, another the rest. 0, or an error of either (the caller loads
- * once more as one object to tell which).
+ * A split load: the tracing half on a thread, the second half opened here,
+ * the maps made, this thread loading the second half. 0, or an error of
+ * either (the caller loads once more as one object to tell which);
+ * -ECANCELED where the cut BTF could not be made (opened for it: again).
  */
 static int load_split(struct loader *l, struct pgrptrace_bpf *skel,
-		      struct pgrptrace_nokfunc_bpf *half)
+		      const struct bpf_object_open_opts *oo, struct pgrptrace_nokfunc_bpf **halfp)
 {
-	struct half_load h = { .skel = skel, .other = half->obj };
+	struct half_load h = { .skel = skel, .nfds = MAPS_WAITING };
+	struct pgrptrace_nokfunc_bpf *half;
+	int err = 0, n = MAPS_NONE, i;
 	pthread_t thread;
 	bool threaded;
-	int err = 0, i;
 
 	pthread_mutex_init(&h.lock, NULL);
 	pthread_cond_init(&h.made, NULL);
 	threaded = !pthread_create(&thread, NULL, load_half, &h);
-	i = halves__make(skel->obj, half->obj, h.fds, sizeof(h.fds) / sizeof(h.fds[0]));
-	if (i > 0 && (err = halves__take(half->obj, h.fds, i))) {
-		/* No half takes them: the other makes its own. */
-		while (i--)
-			close(h.fds[i]);
-		i = err;
-		err = 0;
+	half = open_half(skel, oo);
+	h.other = half ? half->obj : NULL;
+	if (!core_btf_open(l)) {
+		n = MAPS_CANCELED;
+		err = -ECANCELED;
+	} else if (half) {
+		n = halves__make(skel->obj, half->obj, h.fds, sizeof(h.fds) / sizeof(h.fds[0]));
+		if (n > 0 && (err = halves__take(half->obj, h.fds, n))) {
+			/* No half takes them: the other makes its own. */
+			while (n--)
+				close(h.fds[n]);
+			n = err;
+			err = 0;
+		}
+		if (verbosity && n <= 0)
+			p_err("one object's load: cannot make the maps for two: %s", strerror(-n));
+		if (n <= 0)
+			n = MAPS_NONE;
 	}
-	if (verbosity && i <= 0)
-		p_err("one object's load: cannot make the maps for two: %s", strerror(-i));
-	pthread_mutex_lock(&h.lock);
-	h.nfds = i > 0 ? i : -1;
-	pthread_cond_signal(&h.made);
-	pthread_mutex_unlock(&h.lock);
-	if (h.nfds > 0)
+	maps_ready(&h, n);
+	if (n > 0)
 		err = pgrptrace_nokfunc_bpf__load(half);
 	if (threaded)
 		pthread_join(thread, NULL);
 	else
 		load_half(&h);
-	for (i = 0; i < h.nfds; i++)
+	for (i = 0; i < n; i++)
 		close(h.fds[i]);
 	pthread_cond_destroy(&h.made);
 	pthread_mutex_destroy(&h.lock);
-	l->load_halves = h.nfds > 0 ? 2 : 1;
-	return h.err ?: err;
+	l->load_halves = n > 0 ? 2 : 1;
+	if (n > 0)
+		*halfp = half;
+	else if (half)
+		pgrptrace_nokfunc_bpf__destroy(half);
+	return err ?: h.err;
 }
 
 static int open_and_load(struct loader *l, const struct loader_cfg *cfg, enum hook_level level,
@@ -540,7 +573,7 @@ static int open_and_load(struct loader *l, const struct loader_cfg *cfg, enum ho
 {
 	LIBBPF_OPTS(bpf_object_open_opts, oo,
 		    .btf_custom_path = cfg->btf_path ?: (l->core_btf[0] ? l->core_btf : NULL));
-	struct pgrptrace_nokfunc_bpf *half;
+	struct pgrptrace_nokfunc_bpf *half = NULL;
 	struct prog_logs logs = {};
 	struct bpf_program *failed;
 	struct pgrptrace_bpf *skel;
@@ -554,31 +587,25 @@ static int open_and_load(struct loader *l, const struct loader_cfg *cfg, enum ho
 		return -1;
 	}
 	configure(skel, cfg, level, with_iter);
-	half = open_half(l, skel, &oo);
 	l->t_open_ms = mono_ms() - t0;
-	if (oo.btf_custom_path == l->core_btf && !core_btf_open(l)) {
-		/* Opened for a cut that could not be made: again, without. */
-		if (half)
-			pgrptrace_nokfunc_bpf__destroy(half);
-		pgrptrace_bpf__destroy(skel);
-		return open_and_load(l, cfg, level, with_iter, quiet);
-	}
 
 	first_warn[0] = '\0';
 	t0 = mono_ms();
-	load_heap(true);
-	if (half) {
-		err = load_split(l, skel, half);
+	if (split_wanted(l, &oo)) {
+		load_heap(true);
+		err = load_split(l, skel, &oo, &half);
 		load_heap(false);
 		l->t_load_ms = mono_ms() - t0;
 		if (!err) {
 			/* Its programs are attached from it (halves__loaded()). */
-			if (l->load_halves == 2)
-				l->half = half;
-			else
-				pgrptrace_nokfunc_bpf__destroy(half);
+			l->half = half;
 			goto loaded;
 		}
+		pgrptrace_nokfunc_bpf__destroy(half);
+		pgrptrace_bpf__destroy(skel);
+		/* Opened for a cut that could not be made: again, without. */
+		if (err == -ECANCELED)
+			return open_and_load(l, cfg, level, with_iter, quiet);
 		/*
 		 * Either half refused: once more as one object, which names
 		 * the program and takes the fallbacks as before.
@@ -586,14 +613,18 @@ static int open_and_load(struct loader *l, const struct loader_cfg *cfg, enum ho
 		if (verbosity)
 			p_err("%s hooks: the split load failed (%s), once more as one object",
 			      hooks__level_name(level), strerror(-err));
-		pgrptrace_nokfunc_bpf__destroy(half);
-		pgrptrace_bpf__destroy(skel);
 		l->one_object = true;
 		err = open_and_load(l, cfg, level, with_iter, quiet);
 		l->one_object = false;
 		return err;
 	}
+	if (oo.btf_custom_path == l->core_btf && !core_btf_open(l)) {
+		/* Opened for a cut that could not be made: again, without. */
+		pgrptrace_bpf__destroy(skel);
+		return open_and_load(l, cfg, level, with_iter, quiet);
+	}
 	proglog__set(&logs, skel->obj);
+	load_heap(true);
 	err = pgrptrace_bpf__load(skel);
 	load_heap(false);
 	l->t_load_ms = mono_ms() - t0;
