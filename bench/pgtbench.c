@@ -21,7 +21,7 @@
  * when the last run's links are released (no pgrptrace-links left) and
  * again at once after it; from the command's exit (stamp mode: the clock,
  * then exit) to pgrptrace's; and from pgrptrace's start to the first
- * event on its output, while `true` runs every 2 ms; with BASE, another
+ * event on its output, while a child is forked (and exits) every ms; with BASE, another
  * build's the same, round by round. One JSON line of the seconds of each.
  */
 #include <dirent.h>
