@@ -90,10 +90,9 @@ def same_relocations(what, r, env, split=True):
     whole BTF: the same tags, program for program. With the cut, on two
     CPUs, the load is split (halves.c): the programs of the half without
     kfuncs must be the same instructions as the whole object's, which a
-    run with the whole BTF loads as one. The half's programs keep no fd of
-    their own once attached (their links hold them): the tags are compared
-    as sets. Without atomic fetch (the fallbacks) the object built without
-    it loads, as one."""
+    run with the whole BTF loads as one, each program held by an fd and
+    a link as there. Without atomic fetch (the fallbacks) the object built
+    without it loads, as one."""
     t.ok("CO-RE types: " in r.err and "with the cut BTF" not in r.err,
          "%s: CO-RE against the cut kernel BTF" % what,
          [l for l in r.err.splitlines() if "CO-RE" in l or "cut BTF" in l])
@@ -103,10 +102,10 @@ def same_relocations(what, r, env, split=True):
     whole = run_tracer(["-v", "--json", "--"] + TAGS + ["true"],
                        env=dict(env, PGRPTRACE_TEST_WHOLE_BTF="1"))
     cut, full = (tags_of(x) for x in (r, whole))
-    t.ok(len(cut) >= 20 and set(cut) == set(full) and "CO-RE types: " not in whole.err and
+    t.ok(len(cut) >= 20 and cut == full and "CO-RE types: " not in whole.err and
          "in one object" in whole.err,
          "%s: every program relocated as against the whole kernel BTF, as one object" % what,
-         (len(cut), sorted(set(cut) ^ set(full))), "the same %d tags" % len(set(full)))
+         (len(cut), len(full), sorted(set(cut) ^ set(full))), "the same %d tags" % len(full))
     return full
 
 
@@ -157,6 +156,16 @@ t.eq(r.rc, 3, "fallbacks: the command ran, its status passed on")
 exits = r.of("exit")
 t.ok(exits and exits[-1]["exit"]["code"] == 3, "fallbacks: its exit traced")
 same_relocations("fallbacks", r, {"PGRPTRACE_TEST_NO_FEATURES": "all"}, split=False)
+
+# --btf FILE (here the kernel's own): CO-RE against it, not a cut of it, the
+# load split as with the cut, and pgrptrace's own descriptors left alone
+# (the cut's bookkeeping once closed fd 0 for it).
+r = run_tracer(["-v", "--btf", "/sys/kernel/btf/vmlinux", "--json", "--", "sh", "-c",
+                'test -e /proc/$PPID/fd/0 && exit 5'])
+t.ok(r.rc == 5, "--btf FILE: traced, pgrptrace's stdin still open", (r.rc, r.err[-300:]))
+t.ok("CO-RE types: " not in r.err and (len(os.sched_getaffinity(0)) < 2 or
+                                       "in two halves at once" in r.err),
+     "--btf FILE: no cut, the load split", [l for l in r.err.splitlines() if "attached" in l])
 
 # An unreadable BTF file: --check says so and exits 1.
 p = run([PGRPTRACE, "--check", "--btf", "/nonexistent"], capture_output=True,

@@ -219,6 +219,55 @@ static void test_tty_drop_and_cgroup_release_lineage(void **state)
 	done(w);
 }
 
+static void setsid_(struct world *w, struct pgt_proc after, __u32 old_pgid, __u32 old_sid)
+{
+	struct pgt_setsid r = { .proc = after, .ret = (__s32)after.sid };
+
+	r.old.pgid = old_pgid;
+	r.old.sid = old_sid;
+	feed(w, &r, PGT_SETSID, sizeof(r));
+}
+
+static void acquire(struct world *w, struct pgt_proc p, __u32 tty_nr)
+{
+	struct pgt_tty t = { .proc = p, .how = PGT_TTY_TIOCSCTTY, .acquire = 1 };
+
+	t.tty_nr = tty_nr;
+	t.sid = p.sid;
+	strcpy(t.tty, "pts5");
+	feed(w, &t, PGT_TTY, sizeof(t));
+}
+
+/*
+ * A pty's child (a terminal, sshd, python's pty.fork()) takes its tty right
+ * after its setsid: a login, not an escape, even when a starved machine
+ * lets half a second pass between the calls. With no tty by the hold's
+ * end, the setsid is an escape.
+ */
+static void test_setsid_login_held(void **state)
+{
+	struct world *w = world();
+	struct pgt_proc sh = ctx(200, 100, 200, 100, 30, "bash");
+
+	fork_(w, sh, ctx(300, 200, 200, 100, 40, "python3"));
+	setsid_(w, ctx(300, 200, 300, 300, 40, "python3"), 200, 100);
+	now += 500000000ULL;
+	escapes__tick(&w->es, w->m, now);
+	acquire(w, ctx(300, 200, 300, 300, 40, "python3"), 0x8805);
+	later(w);
+	assert_int_equal(w->seen.n, 0);
+
+	fork_(w, sh, ctx(301, 200, 200, 100, 50, "daemon"));
+	setsid_(w, ctx(301, 200, 301, 301, 50, "daemon"), 200, 100);
+	escapes__tick(&w->es, w->m, now + 200000000ULL);
+	assert_int_equal(w->seen.n, 0);
+	later(w);
+	assert_int_equal(w->seen.n, 1);
+	assert_int_equal(w->seen.kind[0], ESC_SETSID);
+	assert_int_equal(w->seen.pid[0], 301);
+	done(w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -226,6 +275,7 @@ int main(void)
 		cmocka_unit_test(test_home_again),
 		cmocka_unit_test(test_zombie_adopted),
 		cmocka_unit_test(test_tty_drop_and_cgroup_release_lineage),
+		cmocka_unit_test(test_setsid_login_held),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -10,10 +10,17 @@
 #define DAEMONIZE_WINDOW_NS 1000000000ULL
 
 /*
- * A setsid followed this soon by a tty acquisition starts a login; a child's
- * setpgid followed this soon by its parent's on it is job control.
+ * A child's setpgid followed this soon by its parent's on it is job control.
  */
-#define HOLD_NS 200000000ULL
+#define HOLD_NS	       200000000ULL
+/*
+ * A setsid followed this soon by a tty acquisition starts a login. On a
+ * machine of its own a login's tty comes within a millisecond of its
+ * setsid; a guest starved of CPU (qemu's TCG beside other guests) was seen
+ * to take over 200 ms between the two calls, and reported the login of a
+ * pty as an escape. The cost is the report's delay, up to this long.
+ */
+#define SETSID_HOLD_NS 1000000000ULL
 
 struct held {
 	struct escape e;
@@ -141,6 +148,7 @@ static void escape_at(struct escape *e, const struct model *m, enum escape_kind 
 		      __u64 ts_ns, const struct pgt_proc *proc)
 {
 	const struct mproc *p = model__find(m, proc->pid);
+	const struct mproc *pp = proc->ppid ? model__find(m, proc->ppid) : NULL;
 
 	memset(e, 0, sizeof(*e));
 	e->kind = kind;
@@ -148,6 +156,7 @@ static void escape_at(struct escape *e, const struct model *m, enum escape_kind 
 	e->ts_ns = ts_ns;
 
 	e->proc = *proc;
+	e->parent_start = pp ? pp->ctx.start_ns : 0;
 	bind(e, p && model__same_start(p, proc->start_ns) ? p : NULL);
 	where_of(&e->from, proc);
 	where_of(&e->to, proc);
@@ -216,7 +225,7 @@ static void hold(struct escapes *es, struct escape *e)
 		return;
 	}
 	h->e = *e;
-	h->due_ns = e->ts_ns + HOLD_NS;
+	h->due_ns = e->ts_ns + (e->kind == ESC_SETSID ? SETSID_HOLD_NS : HOLD_NS);
 	h->next = es->held;
 	es->held = h;
 }

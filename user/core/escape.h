@@ -29,6 +29,7 @@ struct escape {
 	__u64 seq; /* of the event that showed it */
 	__u64 ts_ns;
 	struct pgt_proc proc; /* the process that escaped */
+	__u64 parent_start; /* its parent's start then (0: unknown): a held escape's may be gone */
 	struct escape_where from, to;
 	char detail[PGT_CGROUP_PATH_LEN]; /* cgroup path, pid namespace */
 	/*

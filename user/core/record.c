@@ -154,6 +154,11 @@ void record__escape(struct record *r, const struct model *m, const struct escape
 	r->derived = true;
 	take_view(&r->views[0], m, &e->proc, e->image, e->lineage, e->entry, e->cg, true,
 		  e->entry_inferred);
+	/* The parent of the event, not of now: a held setsid's may have exited since. */
+	if (e->parent_start) {
+		r->views[0].leader_start[LEADER_PARENT] = e->parent_start;
+		r->views[0].leaders |= 1U << LEADER_PARENT;
+	}
 	/* Its lineage for the origin; its image, login and cgroup are the view's. */
 	r->esc = *e;
 	lineage__get(r->esc.lineage);

@@ -21,9 +21,11 @@
 /* More than the object has: a bigger one is not split. */
 #define MAX_PROGS 256
 
+/* A program to load, and where. */
 struct weighed {
-	struct bpf_program *a, *b;
-	size_t insns;
+	struct bpf_program *a; /* in the first object */
+	struct bpf_program *b; /* its twin in the second, while it may go there */
+	size_t insns;	       /* its length before relocation: its weight */
 };
 
 static int heavier_first(const void *x, const void *y)
@@ -127,7 +129,8 @@ void halves__resolve(struct bpf_object *obj)
 	const char *target;
 
 	bpf_object__for_each_program(prog, obj) {
-		if (!bpf_program__autoload(prog) || !needs_kernel_btf(prog))
+		/* The type first: a split writes only other programs' autoload. */
+		if (!needs_kernel_btf(prog) || !bpf_program__autoload(prog))
 			continue;
 		target = strchr(bpf_program__section_name(prog), '/');
 		if (target && target[1])
@@ -218,16 +221,26 @@ static int make_map(struct bpf_map *m)
 	return fd;
 }
 
-/* Global data laid out alike in both objects: the same variables at the same offsets. */
-static bool same_layout(struct bpf_object *a, struct bpf_object *b, const char *map)
+/*
+ * Global data laid out alike in both objects: the same variables at the
+ * same offsets, and the same bytes where no variable is (constants the
+ * compiler placed there). The variables' values are @a's (set before its
+ * load); @b's programs only need their places.
+ */
+static bool same_layout(struct bpf_object *a, struct bpf_object *b, struct bpf_map *ma,
+			struct bpf_map *mb)
 {
 	const struct btf *ba = bpf_object__btf(a), *bb = bpf_object__btf(b);
-	const char *sec = strrchr(map, '.');
+	const char *sec = strchr(bpf_map__name(ma), '.');
 	const struct btf_var_secinfo *va, *vb;
 	const struct btf_type *ta, *tb;
+	const unsigned char *da, *db;
+	size_t sza = 0, szb = 0, at = 0;
 	int ia, ib, i;
 
-	if (!ba || !bb || !sec)
+	da = bpf_map__initial_value(ma, &sza);
+	db = bpf_map__initial_value(mb, &szb);
+	if (!ba || !bb || !sec || !da || !db || sza != szb)
 		return false;
 	ia = btf__find_by_name_kind(ba, sec, BTF_KIND_DATASEC);
 	ib = btf__find_by_name_kind(bb, sec, BTF_KIND_DATASEC);
@@ -235,40 +248,41 @@ static bool same_layout(struct bpf_object *a, struct bpf_object *b, const char *
 		return false;
 	ta = btf__type_by_id(ba, ia);
 	tb = btf__type_by_id(bb, ib);
-	if (ta->size != tb->size || btf_vlen(ta) != btf_vlen(tb))
+	if (ta->size != tb->size || ta->size > sza || btf_vlen(ta) != btf_vlen(tb))
 		return false;
 	va = btf_var_secinfos(ta);
 	vb = btf_var_secinfos(tb);
-	for (i = 0; i < btf_vlen(ta); i++)
-		if (va[i].offset != vb[i].offset || va[i].size != vb[i].size ||
+	for (i = 0; i < btf_vlen(ta); i++) {
+		if (va[i].offset != vb[i].offset || va[i].size != vb[i].size || va[i].offset < at ||
+		    va[i].offset + va[i].size > ta->size ||
 		    strcmp(btf__name_by_offset(ba, btf__type_by_id(ba, va[i].type)->name_off),
-			   btf__name_by_offset(bb, btf__type_by_id(bb, vb[i].type)->name_off)))
+			   btf__name_by_offset(bb, btf__type_by_id(bb, vb[i].type)->name_off)) ||
+		    memcmp(da + at, db + at, va[i].offset - at))
 			return false;
-	return true;
+		at = va[i].offset + va[i].size;
+	}
+	return !memcmp(da + at, db + at, sza - at);
 }
 
-int halves__make(struct bpf_object *a, struct bpf_object *b, int *fds, int max)
+int halves__make(struct bpf_object *a, struct bpf_object *b, int *fds)
 {
 	struct bpf_map *ma, *mb = NULL;
 	int n = 0, fd;
 
-	bpf_object__for_each_map(ma, a)
-	{
+	bpf_object__for_each_map(ma, a) {
 		mb = bpf_object__next_map(b, mb);
-		if (!mb || n == max || !makeable(ma) ||
+		if (!mb || n == HALVES_MAX_MAPS || !makeable(ma) ||
 		    strcmp(bpf_map__name(ma), bpf_map__name(mb)) ||
 		    bpf_map__key_size(ma) != bpf_map__key_size(mb) ||
 		    bpf_map__value_size(ma) != bpf_map__value_size(mb) ||
-		    (bpf_map__initial_value(ma, &(size_t){ 0 }) &&
-		     !same_layout(a, b, bpf_map__name(ma))))
+		    (bpf_map__initial_value(ma, &(size_t){ 0 }) && !same_layout(a, b, ma, mb)))
 			return -EOPNOTSUPP;
 		n++;
 	}
 	if (bpf_object__next_map(b, mb))
 		return -EOPNOTSUPP;
 	n = 0;
-	bpf_object__for_each_map(ma, a)
-	{
+	bpf_object__for_each_map(ma, a) {
 		fd = make_map(ma);
 		if (fd < 0) {
 			while (n--)
@@ -285,8 +299,7 @@ int halves__take(struct bpf_object *obj, const int *fds, int n)
 	struct bpf_map *m;
 	int i = 0;
 
-	bpf_object__for_each_map(m, obj)
-	{
+	bpf_object__for_each_map(m, obj) {
 		if (i == n)
 			return -EINVAL;
 		if (bpf_map__reuse_fd(m, fds[i++]))

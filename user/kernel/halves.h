@@ -9,6 +9,9 @@
 
 #include <stdbool.h>
 
+/* The most maps an object split in halves may have. */
+#define HALVES_MAX_MAPS 64
+
 struct bpf_object;
 struct bpf_program;
 
@@ -24,14 +27,19 @@ bool halves__split(struct bpf_object *a, struct bpf_object *b, const struct bpf_
 void halves__unsplit(struct bpf_object *a, struct bpf_object *b);
 /* @b's program of @a's @prog, when @b loads it; otherwise @prog. */
 struct bpf_program *halves__loaded(struct bpf_object *b, struct bpf_program *prog);
-/* Find the targets of @obj's tracing programs in the kernel's BTF before its load. */
+/*
+ * Find the targets of @obj's tracing programs in the kernel's BTF before
+ * its load. It reads only those programs: another thread may meanwhile
+ * halves__split() @obj's others.
+ */
 void halves__resolve(struct bpf_object *obj);
 /*
  * Create @a's maps as libbpf's load would (global data written, .rodata
- * frozen), their fds into @fds in @a's order: how many, or -errno (none
- * made) where @b's maps differ from @a's or one cannot be made here.
+ * frozen), their fds into @fds in @a's order: how many (at most
+ * HALVES_MAX_MAPS), or -errno (none made) where @b's maps differ from
+ * @a's or one cannot be made here.
  */
-int halves__make(struct bpf_object *a, struct bpf_object *b, int *fds, int max);
+int halves__make(struct bpf_object *a, struct bpf_object *b, int *fds);
 /* Have @obj use those maps (each fd duplicated): 0 or -errno. */
 int halves__take(struct bpf_object *obj, const int *fds, int n);
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -432,9 +433,10 @@ static void configure(struct pgrptrace_bpf *skel, const struct loader_cfg *cfg,
 
 /*
  * Whether to split the load (halves.c): not where fewer than two CPUs are
- * ours (the halves would take turns), nor without the cut BTF (each half
- * would read the kernel's whole), nor where the object without atomic
- * fetch is the one that loads.
+ * ours (the halves would take turns), nor without a BTF for CO-RE other
+ * than the kernel's (each half would read the kernel's whole: the cut, or
+ * --btf), nor where the object without atomic fetch is the one that
+ * loads. PGRPTRACE_TEST_ONE_OBJECT: never (a testing aid).
  */
 static bool split_wanted(const struct loader *l, const struct bpf_object_open_opts *oo)
 {
@@ -461,24 +463,23 @@ static struct pgrptrace_nokfunc_bpf *open_half(struct pgrptrace_bpf *skel,
 	return half;
 }
 
-/* What the thread of the tracing half waits for: the maps' fds, or the load's end. */
-#define MAPS_WAITING  0
-#define MAPS_NONE     (-1) /* it makes its own: no second half */
-#define MAPS_CANCELED (-2) /* no load: the objects are opened again */
+/* What the tracing half's thread waits for: maps_ready() with one of these, or a count. */
+#define MAPS_WAITING 0
+#define MAPS_NONE    (-1) /* no second half: it loads everything, its own maps made as needed */
+#define CUT_FAILED   1	  /* load_split(): the objects were opened for a cut that failed */
 
 /*
  * The half that needs the kernel's BTF, on a thread from the start: its
  * targets found while the other half is opened and the maps are made,
- * then, with them, its load.
+ * then its load.
  */
 struct half_load {
-	struct pgrptrace_bpf *skel;
-	struct bpf_object *other; /* the second half, if any, before nfds is set */
-	pthread_mutex_t lock;
-	pthread_cond_t made;
-	int nfds; /* the maps' fds in fds, or MAPS_ */
-	int fds[64];
-	int err;
+	struct pgrptrace_bpf *skel; /* the tracing half: all of the object but what moved */
+	struct bpf_object *other;   /* the second half, if any, before nfds is set */
+	pthread_mutex_t lock;	    /* nfds, made */
+	pthread_cond_t made;	    /* nfds set */
+	int nfds;		    /* how many maps both took, or MAPS_ */
+	int err;		    /* its load's */
 };
 
 static void *load_half(void *arg)
@@ -493,14 +494,9 @@ static void *load_half(void *arg)
 		pthread_cond_wait(&h->made, &h->lock);
 	nfds = h->nfds;
 	pthread_mutex_unlock(&h->lock);
-	if (nfds == MAPS_CANCELED)
-		return NULL;
-	if (nfds > 0)
-		h->err = halves__take(h->skel->obj, h->fds, nfds);
-	else if (h->other)
+	if (nfds == MAPS_NONE && h->other)
 		halves__unsplit(h->skel->obj, h->other);
-	if (!h->err)
-		h->err = pgrptrace_bpf__load(h->skel);
+	h->err = pgrptrace_bpf__load(h->skel);
 	return NULL;
 }
 
@@ -513,42 +509,56 @@ static void maps_ready(struct half_load *h, int nfds)
 }
 
 /*
+ * Make the maps for both halves and have both take them: how many, or
+ * MAPS_NONE (no split: what the first took stays its own, and it makes
+ * the rest in its load). The tracing half's thread meanwhile touches
+ * only its programs and the kernel's BTF.
+ */
+static int share_maps(struct pgrptrace_bpf *skel, struct pgrptrace_nokfunc_bpf *half)
+{
+	int fds[HALVES_MAX_MAPS], n, i, err = 0;
+
+	n = halves__make(skel->obj, half->obj, fds);
+	if (n > 0 && !(err = halves__take(skel->obj, fds, n)))
+		err = halves__take(half->obj, fds, n);
+	for (i = 0; i < n; i++)
+		close(fds[i]);
+	if (n > 0 && !err)
+		return n;
+	if (verbosity)
+		p_err("one object's load: cannot make the maps for two: %s",
+		      strerror(n < 0 ? -n : -err));
+	return MAPS_NONE;
+}
+
+/*
  * A split load: the tracing half on a thread, the second half opened here,
- * the maps made, this thread loading the second half. 0, or an error of
- * either (the caller loads once more as one object to tell which);
- * -ECANCELED where the cut BTF could not be made (opened for it: again).
+ * the maps made, this thread loading the second half. 0, an error of
+ * either (the caller loads once more as one object to tell which), or
+ * CUT_FAILED (nothing loaded: the caller opens again without the cut).
  */
 static int load_split(struct loader *l, struct pgrptrace_bpf *skel,
 		      const struct bpf_object_open_opts *oo, struct pgrptrace_nokfunc_bpf **halfp)
 {
 	struct half_load h = { .skel = skel, .nfds = MAPS_WAITING };
 	struct pgrptrace_nokfunc_bpf *half;
-	int err = 0, n = MAPS_NONE, i;
 	pthread_t thread;
 	bool threaded;
+	int err = 0, n = MAPS_NONE;
 
+	/*
+	 * Before the thread: libbpf 1.1 frees the kernel's BTF it reads for
+	 * an object only at the end of that object's load.
+	 */
+	if (oo->btf_custom_path == l->core_btf && !core_btf_open(l))
+		return CUT_FAILED;
 	pthread_mutex_init(&h.lock, NULL);
 	pthread_cond_init(&h.made, NULL);
 	threaded = !pthread_create(&thread, NULL, load_half, &h);
 	half = open_half(skel, oo);
 	h.other = half ? half->obj : NULL;
-	if (!core_btf_open(l)) {
-		n = MAPS_CANCELED;
-		err = -ECANCELED;
-	} else if (half) {
-		n = halves__make(skel->obj, half->obj, h.fds, sizeof(h.fds) / sizeof(h.fds[0]));
-		if (n > 0 && (err = halves__take(half->obj, h.fds, n))) {
-			/* No half takes them: the other makes its own. */
-			while (n--)
-				close(h.fds[n]);
-			n = err;
-			err = 0;
-		}
-		if (verbosity && n <= 0)
-			p_err("one object's load: cannot make the maps for two: %s", strerror(-n));
-		if (n <= 0)
-			n = MAPS_NONE;
-	}
+	if (half)
+		n = share_maps(skel, half);
 	maps_ready(&h, n);
 	if (n > 0)
 		err = pgrptrace_nokfunc_bpf__load(half);
@@ -556,8 +566,6 @@ static int load_split(struct loader *l, struct pgrptrace_bpf *skel,
 		pthread_join(thread, NULL);
 	else
 		load_half(&h);
-	for (i = 0; i < n; i++)
-		close(h.fds[i]);
 	pthread_cond_destroy(&h.made);
 	pthread_mutex_destroy(&h.lock);
 	l->load_halves = n > 0 ? 2 : 1;
@@ -604,7 +612,7 @@ static int open_and_load(struct loader *l, const struct loader_cfg *cfg, enum ho
 		pgrptrace_nokfunc_bpf__destroy(half);
 		pgrptrace_bpf__destroy(skel);
 		/* Opened for a cut that could not be made: again, without. */
-		if (err == -ECANCELED)
+		if (err == CUT_FAILED)
 			return open_and_load(l, cfg, level, with_iter, quiet);
 		/*
 		 * Either half refused: once more as one object, which names
@@ -696,6 +704,27 @@ static int attach_all(struct loader *l)
 	return 0;
 }
 
+/*
+ * Attached, the second half's object goes; its programs are kept as the
+ * first half's are, by a descriptor each beside their links (what
+ * /proc/PID/fdinfo and bpftool's pids show of pgrptrace).
+ */
+static void keep_half_fds(struct loader *l)
+{
+	struct bpf_program *prog;
+	int fd;
+
+	l->n_half_fds = 0;
+	bpf_object__for_each_program(prog, l->half->obj) {
+		if (!bpf_program__autoload(prog) || bpf_program__fd(prog) < 0 ||
+		    l->n_half_fds == sizeof(l->half_fds) / sizeof(l->half_fds[0]))
+			continue;
+		fd = fcntl(bpf_program__fd(prog), F_DUPFD_CLOEXEC, 0);
+		if (fd >= 0)
+			l->half_fds[l->n_half_fds++] = fd;
+	}
+}
+
 /* Open, load and attach one level; on failure nothing stays loaded. */
 static int start_level(struct loader *l, const struct loader_cfg *cfg, enum hook_level level,
 		       bool quiet)
@@ -731,7 +760,8 @@ static int start_level(struct loader *l, const struct loader_cfg *cfg, enum hook
 	}
 	t0 = mono_ms();
 	err = attach_all(l);
-	/* Attached, the second half's programs live on in their links. */
+	if (!err && l->half)
+		keep_half_fds(l);
 	pgrptrace_nokfunc_bpf__destroy(l->half);
 	l->half = NULL;
 	if (!err) {
@@ -970,6 +1000,8 @@ void loader__stop(struct loader *l)
 	l->iter_link = NULL;
 	pgrptrace_nokfunc_bpf__destroy(l->half);
 	l->half = NULL;
+	while (l->n_half_fds > 0)
+		close(l->half_fds[--l->n_half_fds]);
 	pgrptrace_bpf__destroy(l->skel);
 	l->skel = NULL;
 }

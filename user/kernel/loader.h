@@ -25,8 +25,10 @@ struct loader {
 	struct pgrptrace_bpf *skel;
 	/* The second half of a split load (halves.c), until its programs are attached. */
 	struct pgrptrace_nokfunc_bpf *half;
-	int load_halves; /* 2: the programs were verified in two halves at once */
-	bool one_object; /* a split load failed: once more as one object */
+	int load_halves;  /* 2: the programs were verified in two halves at once */
+	bool one_object;  /* a split load failed: once more as one object */
+	int half_fds[64]; /* the second half's programs, once it is gone */
+	int n_half_fds;
 	enum hook_level level;
 	bool mounted_tracefs;
 	bool has_iter;		    /* the iter/task snapshot program loaded */
