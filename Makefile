@@ -143,35 +143,25 @@ $(BPF_LINKED): $(BPF_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(BPFTOOL) gen object $@ $^
 
-$(OUTPUT)/bpf/pgrptrace_nofetch.o: bpf/pgrptrace.bpf.c $(VMLINUX_H) | $(OUTPUT)/bpf
+# The variants: the same source, one feature left out.
+BPF_VARIANTS	:= $(OUTPUT)/bpf/pgrptrace_nofetch.o $(OUTPUT)/bpf/pgrptrace_nokfunc.o
+$(OUTPUT)/bpf/pgrptrace_nofetch.o: VARIANT_FLAGS := -DPGT_NO_ATOMIC_FETCH
+$(OUTPUT)/bpf/pgrptrace_nokfunc.o: VARIANT_FLAGS := -DPGT_NO_KFUNCS
+
+$(BPF_VARIANTS): $(OUTPUT)/bpf/%.o: bpf/pgrptrace.bpf.c $(VMLINUX_H) | $(OUTPUT)/bpf
 	$(call msg,BPF,$@)
-	$(Q)$(CLANG) $(BPF_CFLAGS) -DPGT_NO_ATOMIC_FETCH -c $< -o $@
+	$(Q)$(CLANG) $(BPF_CFLAGS) $(VARIANT_FLAGS) -c $< -o $@
 
-$(BPF_NOFETCH): $(OUTPUT)/bpf/pgrptrace_nofetch.o
-	$(call msg,LINK,$@)
-	$(Q)$(BPFTOOL) gen object $@ $^
-
-$(OUTPUT)/bpf/pgrptrace_nokfunc.o: bpf/pgrptrace.bpf.c $(VMLINUX_H) | $(OUTPUT)/bpf
-	$(call msg,BPF,$@)
-	$(Q)$(CLANG) $(BPF_CFLAGS) -DPGT_NO_KFUNCS -c $< -o $@
-
-$(BPF_NOKFUNC): $(OUTPUT)/bpf/pgrptrace_nokfunc.o
+$(BPF_NOFETCH) $(BPF_NOKFUNC): $(OUTPUT)/%.bpf.o: $(OUTPUT)/bpf/%.o
 	$(call msg,LINK,$@)
 	$(Q)$(BPFTOOL) gen object $@ $^
 
 bpf: $(BPF_LINKED) $(BPF_NOFETCH) $(BPF_NOKFUNC)
 
-$(SKEL): $(BPF_LINKED)
+# Each object's skeleton, named after it: pgrptrace_bpf, pgrptrace_nofetch_bpf, ...
+$(SKEL) $(SKEL_NOFETCH) $(SKEL_NOKFUNC): $(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o
 	$(call msg,SKEL,$@)
-	$(Q)$(BPFTOOL) gen skeleton $< name pgrptrace_bpf > $@
-
-$(SKEL_NOFETCH): $(BPF_NOFETCH)
-	$(call msg,SKEL,$@)
-	$(Q)$(BPFTOOL) gen skeleton $< name pgrptrace_nofetch_bpf > $@
-
-$(SKEL_NOKFUNC): $(BPF_NOKFUNC)
-	$(call msg,SKEL,$@)
-	$(Q)$(BPFTOOL) gen skeleton $< name pgrptrace_nokfunc_bpf > $@
+	$(Q)$(BPFTOOL) gen skeleton $< name $*_bpf > $@
 
 $(OUTPUT)/user/%.o: user/%.c | $(OUTPUT)/user
 	$(call msg,CC,$@)

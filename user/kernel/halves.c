@@ -2,8 +2,9 @@
 /*
  * The verifier checks one program at a time, in the loading thread, and
  * libbpf loads an object's programs one after another: on this VM most of a
- * start (30 programs, 40 ms). Two opens of the same object, each loading
- * about half of them, verify on two CPUs at once. They must share every map,
+ * start (30 programs, 40 ms). Two objects of the same programs (the second
+ * built without kfuncs, so that it loads without the kernel's BTF), each
+ * loading part of them, verify on two CPUs at once. They must share every map,
  * global data included, as one object's programs do; libbpf has no step
  * between creating an object's maps and loading its programs, so the maps
  * are made here first, as libbpf's load would make them, and both objects
